@@ -1,0 +1,34 @@
+# Two entry points: `make run` (setup, build, demo) and `make test` (setup, build, every test).
+BUILD ?= build
+JOBS ?= $(shell nproc)
+DEMO_TABLE ?= $(BUILD)/demo-table
+
+.PHONY: all setup configure build run test bench clean format
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD)/build.ninja: CMakeLists.txt | setup
+	cmake -S . -B $(BUILD) -G Ninja
+
+configure: setup $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@scripts/demo.sh $(BUILD) $(DEMO_TABLE)
+
+test: build
+	@scripts/test.sh $(BUILD)
+
+bench: build
+	@scripts/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.h' '*.cc')

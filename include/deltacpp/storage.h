@@ -1,0 +1,66 @@
+// Storage for the Delta log: list a prefix in sorted order, read a file, atomic put-if-absent.
+#pragma once
+
+#include <arrow/buffer.h>
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/result.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace deltacpp {
+
+/// One entry of a listing.
+struct FileEntry {
+  std::string path;               ///< full path (same form as the listed directory + "/" + name)
+  int64_t size = 0;
+  int64_t modification_time_ms = 0;  ///< milliseconds since the epoch
+};
+
+/// The log store: the only way deltacpp touches `_delta_log/`. Implementations are safe to call
+/// from several threads at once.
+class LogStore {
+ public:
+  virtual ~LogStore() = default;
+
+  /// Files directly inside `dir` whose name is >= `start_after_name` (all files when empty),
+  /// sorted by name. A missing directory is an empty listing, not an error.
+  virtual arrow::Result<std::vector<FileEntry>> List(const std::string& dir,
+                                                     std::string_view start_after_name = {}) = 0;
+
+  /// Whole content of a file. A missing file is an IOError carrying DeltaErrorCode::kMissingFile.
+  virtual arrow::Result<std::shared_ptr<arrow::Buffer>> Read(const std::string& path) = 0;
+
+  /// Writes `data` at `path` only if nothing is there, atomically: readers see either no file or
+  /// the whole file. Losing to an existing file is DeltaErrorCode::kVersionExists and leaves the
+  /// existing file untouched. Creates missing parent directories.
+  virtual arrow::Status PutIfAbsent(const std::string& path, std::string_view data) = 0;
+
+  /// Atomically replaces (or creates) `path` with `data` (used only for `_last_checkpoint`).
+  virtual arrow::Status PutReplace(const std::string& path, std::string_view data) = 0;
+
+  /// Deletes a file; a missing file is not an error.
+  virtual arrow::Status Delete(const std::string& path) = 0;
+
+  /// Filesystem for data files (Parquet, deletion vectors) under the same root.
+  virtual std::shared_ptr<arrow::fs::FileSystem> filesystem() const = 0;
+};
+
+/// A store for the local filesystem. put-if-absent writes a temporary file in the same directory,
+/// fsyncs it, then link(2)s it into place (fails if the target exists) and fsyncs the directory.
+std::shared_ptr<LogStore> MakeLocalLogStore();
+
+/// A store that keeps everything in memory (for tests). Data-file filesystem is an
+/// arrow::fs::internal::MockFileSystem-like in-memory filesystem.
+std::shared_ptr<LogStore> MakeMemoryLogStore();
+
+/// Resolves a table location (a local path or `file://` URI) to a normalised absolute local path
+/// and the store for it. Any other scheme (`s3://`, `abfss://`, `gs://`, ...) is
+/// DeltaErrorCode::kUnsupportedStorage naming the scheme.
+arrow::Result<std::pair<std::string, std::shared_ptr<LogStore>>> ResolveTableLocation(
+    std::string_view location);
+
+}  // namespace deltacpp

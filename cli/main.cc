@@ -2,16 +2,33 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include "deltacpp/version.h"
+#include "commands.h"
+#include "deltacpp/api.h"
 
 int main(int argc, char** argv) {
+  deltacpp::Initialize();
   CLI::App app{"deltacpp: a native Delta Lake engine"};
+  app.require_subcommand(0, 1);
   bool show_version = false;
   app.add_flag("--version", show_version, "Print the library version");
+  std::vector<std::pair<CLI::App*, deltacpp::cli::Action>> commands;
+  auto add = [&](deltacpp::cli::Action (*fn)(CLI::App&)) {
+    size_t before = app.get_subcommands({}).size();
+    auto action = fn(app);
+    auto subs = app.get_subcommands({});
+    commands.emplace_back(subs[before], std::move(action));
+  };
+  add(deltacpp::cli::AddReadCommand);
+  add(deltacpp::cli::AddHistoryCommand);
+  add(deltacpp::cli::AddDescribeCommand);
+  add(deltacpp::cli::AddFilesCommand);
   CLI11_PARSE(app, argc, argv);
   if (show_version) {
     fmt::print("deltacpp {}\n", deltacpp::kVersion);
     return 0;
+  }
+  for (auto& [cmd, action] : commands) {
+    if (cmd->parsed()) return action();
   }
   fmt::print("{}", app.help());
   return 0;

@@ -1,0 +1,36 @@
+// The CLI's subcommands: each registers its options on the app and runs after parsing.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <arrow/record_batch.h>
+#include <arrow/status.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace deltacpp::cli {
+
+/// A subcommand's action; returns the process exit code.
+using Action = std::function<int()>;
+
+Action AddReadCommand(CLI::App& app);
+Action AddHistoryCommand(CLI::App& app);
+Action AddDescribeCommand(CLI::App& app);
+Action AddFilesCommand(CLI::App& app);
+
+/// Prints `status` to stderr as `deltacpp: error: ...` and returns the exit code.
+int ReportError(const arrow::Status& status);
+
+/// Output format option shared by commands (`--format table|csv|json|parquet`, `--output`).
+struct OutputChoice {
+  std::string format = "table";
+  std::string output;
+  std::optional<int64_t> limit;
+  void AddOptions(CLI::App* cmd, bool with_limit);
+  /// Writes the reader to stdout or --output in the chosen format.
+  arrow::Status Write(arrow::RecordBatchReader& reader) const;
+};
+
+}  // namespace deltacpp::cli

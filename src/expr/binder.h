@@ -1,0 +1,32 @@
+// Resolves column names and checks/coerces types of a parsed expression against a schema.
+#pragma once
+
+#include <arrow/result.h>
+#include <arrow/type.h>
+
+#include "expr/ast.h"
+#include "expr/bound_expr.h"
+
+namespace deltacpp::internal {
+
+/// Binds `expr` to `logical_schema` (the table's logical Arrow schema; fields may carry the
+/// "delta.columnMapping.physicalName" metadata).
+///
+/// Column names resolve case-insensitively as in Spark (a name matching several fields is
+/// ambiguous); `a.b` descends into struct fields. Literals are converted to the type of the
+/// column they are compared with when that is exact (INT literal vs BIGINT column, '2021-01-01'
+/// vs DATE, 5 vs DECIMAL(10,2), ...); otherwise both sides are widened to a common type, making
+/// the conversion of the column explicit as a kCast node. BETWEEN becomes two comparisons and
+/// NOT IN becomes NOT (IN). `/` always yields DOUBLE. Supported functions: lower, upper, length,
+/// abs, coalesce.
+///
+/// Errors (kInvalidExpression) name the column or sub-expression, its position and the cause:
+/// unknown or ambiguous columns, type mismatches, non-boolean operands of AND/OR/NOT, unknown
+/// functions.
+arrow::Result<BoundExpr> Bind(const ExprPtr& expr, const arrow::Schema& logical_schema);
+
+/// Bind() and additionally require a BOOLEAN result (a bare NULL becomes a BOOLEAN NULL):
+/// the entry point for filters and conditions.
+arrow::Result<BoundExpr> BindPredicate(const ExprPtr& expr, const arrow::Schema& logical_schema);
+
+}  // namespace deltacpp::internal

@@ -1,0 +1,48 @@
+// Commit timestamps for time travel and history: monotonised file times before in-commit
+// timestamps were enabled, in-commit timestamps after.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "deltacpp/storage.h"
+#include "log/log_segment.h"
+#include "protocol/actions.h"
+
+namespace deltacpp::internal {
+
+/// The table's commits with what is needed to date them.
+class CommitTimeline {
+ public:
+  /// Lists the log and notes, from `latest_metadata`, whether and since when in-commit
+  /// timestamps are in force.
+  static arrow::Result<CommitTimeline> Load(std::shared_ptr<LogStore> store,
+                                            const std::string& table_root,
+                                            const Metadata& latest_metadata);
+
+  /// Earliest reconstructable and latest versions.
+  int64_t earliest() const { return earliest_; }
+  int64_t latest() const { return latest_; }
+
+  /// Timestamp of commit `version` (reads the commit for in-commit timestamps).
+  arrow::Result<int64_t> TimestampOf(int64_t version) const;
+
+  /// The last version whose timestamp is <= `timestamp_ms`; TimestampOutOfRange before the
+  /// earliest reconstructable commit or after the latest one.
+  arrow::Result<int64_t> VersionAt(int64_t timestamp_ms) const;
+
+ private:
+  std::shared_ptr<LogStore> store_;
+  std::string table_root_;
+  std::map<int64_t, FileEntry> commits_;
+  std::map<int64_t, int64_t> file_times_;  ///< monotonised commit file times
+  std::optional<int64_t> ict_since_;       ///< first version with in-commit timestamps
+  int64_t earliest_ = 0;
+  int64_t latest_ = 0;
+};
+
+}  // namespace deltacpp::internal

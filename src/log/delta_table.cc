@@ -1,0 +1,151 @@
+#include <arrow/util/parallel.h>
+#include <fmt/core.h>
+#include <simdjson.h>
+
+#include "deltacpp/error.h"
+#include "deltacpp/table.h"
+#include "log/commit_parser.h"
+#include "log/commit_timeline.h"
+#include "log/log_segment.h"
+#include "log/replay.h"
+#include "protocol/table_features.h"
+
+namespace deltacpp {
+
+using internal::BuildLogSegment;
+using internal::CommitTimeline;
+using internal::ReplayLogSegment;
+
+arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Open(std::string_view location) {
+  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveTableLocation(location));
+  return Open(std::move(resolved.first), std::move(resolved.second));
+}
+
+arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Open(std::string table_root,
+                                                            std::shared_ptr<LogStore> store) {
+  ARROW_ASSIGN_OR_RAISE(auto files, internal::ListLogFiles(*store, table_root));
+  if (files.empty()) {
+    return DeltaError(DeltaErrorCode::kTableNotFound,
+                      fmt::format("{} is not a Delta table: no _delta_log with commits",
+                                  table_root));
+  }
+  return std::shared_ptr<DeltaTable>(new DeltaTable(std::move(table_root), std::move(store)));
+}
+
+arrow::Result<std::shared_ptr<Snapshot>> DeltaTable::SnapshotAt(
+    std::optional<int64_t> version) const {
+  ARROW_ASSIGN_OR_RAISE(auto segment, BuildLogSegment(*store_, root_, version));
+  ARROW_ASSIGN_OR_RAISE(auto state, ReplayLogSegment(store_, segment));
+  return std::make_shared<Snapshot>(std::move(state));
+}
+
+arrow::Result<int64_t> DeltaTable::VersionAtTimestamp(int64_t timestamp_ms) const {
+  ARROW_ASSIGN_OR_RAISE(auto latest, Latest());
+  ARROW_ASSIGN_OR_RAISE(auto timeline, CommitTimeline::Load(store_, root_, latest->metadata()));
+  return timeline.VersionAt(timestamp_ms);
+}
+
+arrow::Result<std::shared_ptr<Snapshot>> DeltaTable::SnapshotAtTimestamp(
+    int64_t timestamp_ms) const {
+  ARROW_ASSIGN_OR_RAISE(int64_t version, VersionAtTimestamp(timestamp_ms));
+  return SnapshotAt(version);
+}
+
+namespace {
+
+std::string MemberJson(const std::string& commit_info_json, const char* key) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(commit_info_json).get(doc)) return "{}";
+  simdjson::dom::element member;
+  if (doc[key].get(member)) return "{}";
+  return simdjson::minify(member);
+}
+
+}  // namespace
+
+arrow::Result<std::vector<HistoryEntry>> DeltaTable::History(std::optional<int64_t> limit) const {
+  ARROW_ASSIGN_OR_RAISE(auto latest, Latest());
+  ARROW_ASSIGN_OR_RAISE(auto timeline, CommitTimeline::Load(store_, root_, latest->metadata()));
+  ARROW_ASSIGN_OR_RAISE(auto files, internal::ListLogFiles(*store_, root_));
+  std::vector<internal::LogFile> commits;
+  for (auto it = files.rbegin(); it != files.rend(); ++it) {
+    if (it->name.kind != internal::LogFileKind::kCommit) continue;
+    if (limit && static_cast<int64_t>(commits.size()) >= *limit) break;
+    commits.push_back(*it);
+  }
+  std::vector<HistoryEntry> out(commits.size());
+  std::vector<arrow::Status> statuses(commits.size());
+  auto load = [&](int i) {
+    auto& e = out[i];
+    e.version = commits[i].name.version;
+    e.operation_parameters = "{}";
+    e.operation_metrics = "{}";
+    e.commit_info_json = "{}";
+    auto buf = store_->Read(commits[i].entry.path);
+    if (!buf.ok()) {
+      statuses[i] = buf.status();
+      return arrow::Status::OK();
+    }
+    auto parsed = internal::ParseActionFile(
+        std::string_view((*buf)->data_as<char>(), (*buf)->size()),
+        fmt::format("table {}: commit {}", root_, commits[i].entry.path));
+    if (!parsed.ok()) {
+      statuses[i] = parsed.status();
+      return arrow::Status::OK();
+    }
+    if (parsed->commit_info) {
+      e.operation = parsed->commit_info->operation;
+      e.commit_info_json = parsed->commit_info->raw_json;
+      e.operation_parameters = MemberJson(e.commit_info_json, "operationParameters");
+      e.operation_metrics = MemberJson(e.commit_info_json, "operationMetrics");
+    }
+    auto ts = timeline.TimestampOf(e.version);
+    e.timestamp_ms = ts.ok() ? *ts : commits[i].entry.modification_time_ms;
+    return arrow::Status::OK();
+  };
+  ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(commits.size() > 4,
+                                                           static_cast<int>(commits.size()), load));
+  for (auto& st : statuses) ARROW_RETURN_NOT_OK(st);
+  return out;
+}
+
+int64_t Snapshot::total_size_bytes() const {
+  if (!state_.files) return 0;
+  const auto& sizes = static_cast<const arrow::Int64Array&>(*state_.files->column(2));
+  int64_t total = 0;
+  for (int64_t i = 0; i < sizes.length(); ++i) {
+    if (sizes.IsValid(i)) total += sizes.Value(i);
+  }
+  return total;
+}
+
+std::optional<int64_t> Snapshot::txn_version(const std::string& app_id) const {
+  auto it = state_.txns.find(app_id);
+  if (it == state_.txns.end()) return std::nullopt;
+  return it->second.version;
+}
+
+std::vector<std::string> Snapshot::table_features() const {
+  return internal::EffectiveFeatures(state_.protocol);
+}
+
+}  // namespace deltacpp
+
+#include "expr/temporal.h"
+
+namespace deltacpp {
+
+arrow::Result<int64_t> ParseTimestampMillis(std::string_view text) {
+  auto ts = internal::ParseTimestamp(text);
+  if (!ts) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("'{}' is not an ISO-8601 timestamp (e.g. 2024-01-15T10:00:00Z)",
+                                  text));
+  }
+  // Floor division keeps pre-1970 instants correct.
+  int64_t us = ts->micros;
+  return us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+}
+
+}  // namespace deltacpp

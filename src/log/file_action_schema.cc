@@ -1,0 +1,126 @@
+#include "log/file_action_schema.h"
+
+#include <arrow/compute/api.h>
+
+namespace deltacpp::internal {
+
+const std::shared_ptr<arrow::DataType>& StringMapType() {
+  static const auto type = arrow::map(arrow::utf8(), arrow::utf8());
+  return type;
+}
+
+const std::shared_ptr<arrow::DataType>& DeletionVectorType() {
+  static const auto type = arrow::struct_({
+      arrow::field("storageType", arrow::utf8()),
+      arrow::field("pathOrInlineDv", arrow::utf8()),
+      arrow::field("offset", arrow::int32()),
+      arrow::field("sizeInBytes", arrow::int32()),
+      arrow::field("cardinality", arrow::int64()),
+  });
+  return type;
+}
+
+const std::shared_ptr<arrow::Schema>& FileActionSchema() {
+  static const auto schema = arrow::schema({
+      arrow::field("path", arrow::utf8()),
+      arrow::field("partitionValues", StringMapType()),
+      arrow::field("size", arrow::int64()),
+      arrow::field("modificationTime", arrow::int64()),
+      arrow::field("dataChange", arrow::boolean()),
+      arrow::field("stats", arrow::utf8()),
+      arrow::field("tags", StringMapType()),
+      arrow::field("deletionVector", DeletionVectorType()),
+      arrow::field("baseRowId", arrow::int64()),
+      arrow::field("defaultRowCommitVersion", arrow::int64()),
+      arrow::field("clusteringProvider", arrow::utf8()),
+  });
+  return schema;
+}
+
+const std::shared_ptr<arrow::Schema>& ReplayBatchSchema() {
+  static const auto schema = [] {
+    auto fields = FileActionSchema()->fields();
+    fields.push_back(arrow::field("_is_add", arrow::boolean()));
+    fields.push_back(arrow::field("deletionTimestamp", arrow::int64()));
+    return arrow::schema(fields);
+  }();
+  return schema;
+}
+
+namespace {
+
+// Re-labels a map array (whatever its entry field names) as map<utf8, utf8>.
+arrow::Result<std::shared_ptr<arrow::Array>> ToStringMap(const std::shared_ptr<arrow::Array>& arr) {
+  if (arr->type()->id() != arrow::Type::MAP) {
+    return arrow::Status::Invalid("expected a map column, got ", arr->type()->ToString());
+  }
+  auto map = std::static_pointer_cast<arrow::MapArray>(arr);
+  auto keys = map->keys();
+  auto items = map->items();
+  if (keys->type_id() != arrow::Type::STRING) {
+    ARROW_ASSIGN_OR_RAISE(auto k, arrow::compute::Cast(*keys, arrow::utf8()));
+    keys = k;
+  }
+  if (items->type_id() != arrow::Type::STRING) {
+    ARROW_ASSIGN_OR_RAISE(auto v, arrow::compute::Cast(*items, arrow::utf8()));
+    items = v;
+  }
+  auto data = map->data();
+  return std::make_shared<arrow::MapArray>(StringMapType(), data->length, data->buffers[1], keys,
+                                           items, data->buffers[0], data->null_count,
+                                           data->offset);
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> Conform(const std::shared_ptr<arrow::Array>& arr,
+                                                     const std::shared_ptr<arrow::DataType>& type,
+                                                     int64_t length);
+
+arrow::Result<std::shared_ptr<arrow::Array>> ConformStruct(
+    const std::shared_ptr<arrow::StructArray>& arr, const std::shared_ptr<arrow::DataType>& type) {
+  // Children are taken unsliced so they line up with the struct's own offset and validity.
+  auto data = arr->data();
+  const int64_t full_length = data->offset + data->length;
+  std::vector<std::shared_ptr<arrow::Array>> children;
+  for (const auto& f : type->fields()) {
+    int idx = static_cast<const arrow::StructType&>(*arr->type()).GetFieldIndex(f->name());
+    std::shared_ptr<arrow::Array> child;
+    if (idx >= 0) child = arrow::MakeArray(data->child_data[idx]);
+    ARROW_ASSIGN_OR_RAISE(auto c, Conform(child, f->type(), full_length));
+    children.push_back(std::move(c));
+  }
+  return std::make_shared<arrow::StructArray>(type, data->length, children, data->buffers[0],
+                                              data->null_count, data->offset);
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> Conform(const std::shared_ptr<arrow::Array>& arr,
+                                                     const std::shared_ptr<arrow::DataType>& type,
+                                                     int64_t length) {
+  if (!arr) return arrow::MakeArrayOfNull(type, length);
+  if (arr->type()->Equals(*type)) return arr;
+  if (type->id() == arrow::Type::MAP) return ToStringMap(arr);
+  if (type->id() == arrow::Type::STRUCT && arr->type_id() == arrow::Type::STRUCT) {
+    return ConformStruct(std::static_pointer_cast<arrow::StructArray>(arr), type);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*arr, type));
+  return cast;
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> NormalizeCheckpointFileActions(
+    const std::shared_ptr<arrow::StructArray>& actions) {
+  const auto& schema = FileActionSchema();
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  columns.reserve(schema->num_fields());
+  // Struct children do not carry the parent's validity: a null struct row may have arbitrary
+  // child values, so callers must filter on the struct's validity (path is always set in a
+  // valid add).
+  for (const auto& f : schema->fields()) {
+    std::shared_ptr<arrow::Array> child = actions->GetFieldByName(f->name());  // sliced
+    ARROW_ASSIGN_OR_RAISE(auto c, Conform(child, f->type(), actions->length()));
+    columns.push_back(std::move(c));
+  }
+  return arrow::RecordBatch::Make(schema, actions->length(), std::move(columns));
+}
+
+}  // namespace deltacpp::internal

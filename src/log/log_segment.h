@@ -1,0 +1,50 @@
+// Which files make up a given version of a table: the newest usable checkpoint plus the
+// contiguous commits after it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "deltacpp/storage.h"
+#include "log/log_file_name.h"
+
+namespace deltacpp::internal {
+
+/// A listed log file with its parsed name.
+struct LogFile {
+  FileEntry entry;
+  LogFileName name;
+};
+
+/// The files needed to reconstruct one version.
+struct LogSegment {
+  std::string table_root;
+  std::string log_dir;
+  int64_t version = -1;                        ///< the version this segment reconstructs
+  std::optional<int64_t> checkpoint_version;   ///< set when a checkpoint is used
+  std::vector<LogFile> checkpoint_files;       ///< one file, or every part of a multi-part one
+  std::vector<LogFile> commits;                ///< checkpoint_version+1 .. version, ascending
+  std::optional<LogFile> version_commit;       ///< V.json of `version` when it exists
+};
+
+/// `<table_root>/_delta_log`.
+std::string LogDir(const std::string& table_root);
+
+/// Lists every recognised log file, sorted by version. A missing `_delta_log` or one with no
+/// commit and no checkpoint is TableNotFound.
+arrow::Result<std::vector<LogFile>> ListLogFiles(LogStore& store, const std::string& table_root,
+                                                 std::string_view start_after_name = {});
+
+/// Builds the segment for `version` (latest when absent). Uses `_last_checkpoint` as a hint
+/// only: a missing, stale or corrupt hint falls back to the listing. Errors: TableNotFound,
+/// VersionNotFound (beyond the latest or before the earliest reconstructable version),
+/// CorruptLog (gaps in the commits).
+arrow::Result<LogSegment> BuildLogSegment(LogStore& store, const std::string& table_root,
+                                          std::optional<int64_t> version);
+
+/// The earliest version that can be reconstructed from the given listing: 0 when commit 0
+/// exists, otherwise the oldest complete checkpoint.
+std::optional<int64_t> EarliestReconstructableVersion(const std::vector<LogFile>& files);
+
+}  // namespace deltacpp::internal

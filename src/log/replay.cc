@@ -1,0 +1,242 @@
+#include "log/replay.h"
+
+#include <arrow/compute/api.h>
+#include <arrow/util/parallel.h>
+#include <fmt/core.h>
+
+#include <set>
+#include <unordered_set>
+
+#include "deltacpp/error.h"
+#include "log/checkpoint_reader.h"
+#include "log/commit_parser.h"
+#include "log/file_action_schema.h"
+#include "protocol/path_encoding.h"
+#include "protocol/schema_json.h"
+#include "protocol/table_features.h"
+
+namespace deltacpp::internal {
+
+namespace {
+
+// Key of a file action: the decoded path plus the deletion vector's unique id.
+class FileKeyReader {
+ public:
+  explicit FileKeyReader(const arrow::RecordBatch& batch)
+      : path_(static_cast<const arrow::StringArray&>(*batch.column(kPathCol))),
+        dv_(static_cast<const arrow::StructArray&>(*batch.column(kDeletionVectorCol))),
+        storage_(static_cast<const arrow::StringArray&>(*dv_.field(kDvStorageType))),
+        dv_path_(static_cast<const arrow::StringArray&>(*dv_.field(kDvPathOrInlineDv))),
+        offset_(static_cast<const arrow::Int32Array&>(*dv_.field(kDvOffset))) {}
+
+  std::string Key(int64_t i) const {
+    std::string_view raw = path_.GetView(i);
+    std::string key = raw.find('%') == std::string_view::npos ? std::string(raw)
+                                                               : UriDecodePath(raw);
+    if (dv_.IsValid(i)) {
+      key.push_back('\0');
+      key.append(storage_.GetView(i));
+      key.append(dv_path_.GetView(i));
+      if (offset_.IsValid(i)) {
+        key.push_back('@');
+        key.append(std::to_string(offset_.Value(i)));
+      }
+    }
+    return key;
+  }
+
+ private:
+  const arrow::StringArray& path_;
+  const arrow::StructArray& dv_;
+  const arrow::StringArray& storage_;
+  const arrow::StringArray& dv_path_;
+  const arrow::Int32Array& offset_;
+};
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> SelectRows(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<bool>& keep,
+    int64_t kept) {
+  std::shared_ptr<arrow::RecordBatch> b = batch;
+  if (b->num_columns() > kNumFileActionColumns) {
+    std::vector<std::shared_ptr<arrow::Array>> cols(b->columns().begin(),
+                                                    b->columns().begin() + kNumFileActionColumns);
+    b = arrow::RecordBatch::Make(FileActionSchema(), b->num_rows(), std::move(cols));
+  }
+  if (kept == b->num_rows()) return b;
+  arrow::BooleanBuilder mask;
+  ARROW_RETURN_NOT_OK(mask.Reserve(b->num_rows()));
+  for (bool k : keep) mask.UnsafeAppend(k);
+  ARROW_ASSIGN_OR_RAISE(auto mask_arr, mask.Finish());
+  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(b, mask_arr));
+  return filtered.record_batch();
+}
+
+int64_t CommitTimestamp(const std::optional<CommitInfo>& ci, const Metadata& metadata,
+                        int64_t file_time_ms) {
+  auto it = metadata.configuration.find("delta.enableInCommitTimestamps");
+  bool ict = it != metadata.configuration.end() && it->second == "true";
+  if (ict && ci && ci->in_commit_timestamp) return *ci->in_commit_timestamp;
+  return file_time_ms;
+}
+
+}  // namespace
+
+arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>& store,
+                                                const LogSegment& segment) {
+  const std::string& root = segment.table_root;
+  // Read and parse every commit in parallel; I/O and JSON parsing dominate.
+  const auto& commits = segment.commits;
+  std::vector<ParsedActions> parsed(commits.size());
+  std::vector<arrow::Status> statuses(commits.size());
+  auto parse_one = [&](int i) {
+    auto buf = store->Read(commits[i].entry.path);
+    if (!buf.ok()) {
+      statuses[i] = DeltaError(IsDeltaError(buf.status(), DeltaErrorCode::kMissingFile)
+                                   ? DeltaErrorCode::kCorruptLog
+                                   : DeltaErrorCode::kCorruptLog,
+                               fmt::format("table {}: cannot read commit {}: {}", root,
+                                           commits[i].entry.path, buf.status().message()));
+      return arrow::Status::OK();
+    }
+    auto result = ParseActionFile(
+        std::string_view((*buf)->data_as<char>(), (*buf)->size()),
+        fmt::format("table {}: commit {}", root, commits[i].entry.path));
+    if (result.ok()) {
+      parsed[i] = std::move(*result);
+    } else {
+      statuses[i] = result.status();
+    }
+    return arrow::Status::OK();
+  };
+  ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(
+      commits.size() > 4, static_cast<int>(commits.size()), parse_one));
+  for (auto& st : statuses) ARROW_RETURN_NOT_OK(st);
+
+  CheckpointContent checkpoint;
+  if (segment.checkpoint_version) {
+    ARROW_ASSIGN_OR_RAISE(checkpoint, ReadCheckpoint(*store, segment));
+  }
+
+  Snapshot::State state;
+  state.table_root = root;
+  state.store = store;
+  state.version = segment.version;
+  state.checkpoint_version = segment.checkpoint_version;
+
+  // Newest first: the first protocol/metaData/txn/domain seen wins.
+  std::optional<Protocol> protocol;
+  std::optional<Metadata> metadata;
+  std::set<std::string> seen_domains;
+  auto take_non_file = [&](ParsedActions& a) {
+    if (!protocol && a.protocol) protocol = std::move(a.protocol);
+    if (!metadata && a.metadata) metadata = std::move(a.metadata);
+    for (auto it = a.txns.rbegin(); it != a.txns.rend(); ++it) {
+      state.txns.emplace(it->app_id, *it);
+    }
+    for (auto it = a.domains.rbegin(); it != a.domains.rend(); ++it) {
+      if (seen_domains.insert(it->domain).second && !it->removed) {
+        state.domains.emplace(it->domain, *it);
+      }
+    }
+  };
+  for (auto it = parsed.rbegin(); it != parsed.rend(); ++it) take_non_file(*it);
+  take_non_file(checkpoint.actions);
+
+  const std::string at = fmt::format("table {} version {}", root, segment.version);
+  if (!protocol) {
+    return DeltaError(DeltaErrorCode::kCorruptLog, at + ": the log has no protocol action");
+  }
+  ARROW_RETURN_NOT_OK(CheckReadSupported(*protocol, root, segment.version));
+  if (!metadata) {
+    return DeltaError(DeltaErrorCode::kCorruptLog, at + ": the log has no metaData action");
+  }
+  state.protocol = std::move(*protocol);
+  state.metadata = std::move(*metadata);
+  {
+    auto schema = SchemaFromDeltaJson(state.metadata.schema_string);
+    if (!schema.ok()) {
+      return arrow::Status(schema.status().code(), at + ": schema: " + schema.status().message(),
+                           schema.status().detail());
+    }
+    state.schema = *schema;
+    ARROW_ASSIGN_OR_RAISE(state.column_mapping_mode,
+                          ParseColumnMappingMode(state.metadata.configuration));
+  }
+
+  // File actions: newest commit first; within a commit adds before removes, so a file that is
+  // both removed and re-added in one commit stays live.
+  std::unordered_set<std::string> seen;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> live;
+  for (auto it = parsed.rbegin(); it != parsed.rend(); ++it) {
+    const auto& batch = it->file_actions;
+    if (!batch) continue;
+    const auto& is_add = static_cast<const arrow::BooleanArray&>(*batch->column(kNumFileActionColumns));
+    FileKeyReader keys(*batch);
+    std::vector<bool> keep(batch->num_rows(), false);
+    int64_t kept = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      const bool adds = pass == 0;
+      for (int64_t i = 0; i < batch->num_rows(); ++i) {
+        if (is_add.Value(i) != adds) continue;
+        bool fresh = seen.insert(keys.Key(i)).second;
+        if (adds && fresh) {
+          keep[i] = true;
+          ++kept;
+        }
+      }
+    }
+    if (kept > 0) {
+      ARROW_ASSIGN_OR_RAISE(auto sel, SelectRows(batch, keep, kept));
+      live.push_back(std::move(sel));
+    }
+  }
+  for (const auto& batch : checkpoint.adds) {
+    if (seen.empty()) {
+      live.push_back(batch);
+      continue;
+    }
+    FileKeyReader keys(*batch);
+    std::vector<bool> keep(batch->num_rows(), false);
+    int64_t kept = 0;
+    for (int64_t i = 0; i < batch->num_rows(); ++i) {
+      if (seen.find(keys.Key(i)) == seen.end()) {
+        keep[i] = true;
+        ++kept;
+      }
+    }
+    if (kept > 0) {
+      ARROW_ASSIGN_OR_RAISE(auto sel, SelectRows(batch, keep, kept));
+      live.push_back(std::move(sel));
+    }
+  }
+  if (live.empty()) {
+    ARROW_ASSIGN_OR_RAISE(state.files, arrow::RecordBatch::MakeEmpty(FileActionSchema()));
+  } else if (live.size() == 1) {
+    state.files = live[0];
+  } else {
+    ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(FileActionSchema(), live));
+    ARROW_ASSIGN_OR_RAISE(auto combined, table->CombineChunksToBatch());
+    state.files = combined;
+  }
+
+  // commitInfo and timestamp of this exact version.
+  int64_t file_time = 0;
+  if (!parsed.empty() && segment.commits.back().name.version == segment.version) {
+    state.commit_info = parsed.back().commit_info;
+    file_time = segment.commits.back().entry.modification_time_ms;
+  } else if (segment.version_commit) {
+    file_time = segment.version_commit->entry.modification_time_ms;
+    auto buf = store->Read(segment.version_commit->entry.path);
+    if (buf.ok()) {
+      auto p = ParseActionFile(std::string_view((*buf)->data_as<char>(), (*buf)->size()),
+                               segment.version_commit->entry.path);
+      if (p.ok()) state.commit_info = p->commit_info;
+    }
+  } else if (!segment.checkpoint_files.empty()) {
+    file_time = segment.checkpoint_files[0].entry.modification_time_ms;
+  }
+  state.timestamp_ms = CommitTimestamp(state.commit_info, state.metadata, file_time);
+  return state;
+}
+
+}  // namespace deltacpp::internal

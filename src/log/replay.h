@@ -1,0 +1,16 @@
+// Log replay: reconciles a log segment (checkpoint + commits) into snapshot state.
+#pragma once
+
+#include "deltacpp/snapshot.h"
+#include "log/log_segment.h"
+
+namespace deltacpp::internal {
+
+/// Reads the segment's checkpoint and commits (in parallel) and reconciles them per the
+/// protocol: newest protocol/metaData win, latest txn per appId, live domains, and live files
+/// keyed by (decoded path, deletion vector id). The protocol is checked before anything else
+/// is trusted. Errors: CorruptLog (no protocol/metaData, malformed commit), UnsupportedFeature.
+arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>& store,
+                                                const LogSegment& segment);
+
+}  // namespace deltacpp::internal

@@ -1,0 +1,93 @@
+#include "protocol/path_encoding.h"
+
+namespace deltacpp::internal {
+
+namespace {
+
+constexpr char kHexDigits[] = "0123456789ABCDEF";
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void AppendEscaped(std::string& out, unsigned char c) {
+  out += '%';
+  out += kHexDigits[c >> 4];
+  out += kHexDigits[c & 0x0F];
+}
+
+bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7F; }
+
+bool UriNeedsEscape(unsigned char c) {
+  if (IsControl(c)) return true;
+  switch (c) {
+    case ' ': case '"': case '#': case '%': case '<': case '>': case '?': case '[': case '\\':
+    case ']': case '^': case '`': case '{': case '|': case '}':
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool HiveNeedsEscape(unsigned char c) {
+  if (IsControl(c)) return true;
+  switch (c) {
+    case '"': case '#': case '%': case '\'': case '*': case '/': case ':': case '=': case '?':
+    case '\\': case '{': case '[': case ']': case '^':
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <typename Pred>
+std::string EscapeIf(std::string_view in, Pred needs_escape) {
+  std::string out;
+  out.reserve(in.size());
+  for (char ch : in) {
+    auto c = static_cast<unsigned char>(ch);
+    if (needs_escape(c)) {
+      AppendEscaped(out, c);
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string UriDecodePath(std::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '%' && i + 2 < path.size() && HexValue(path[i + 1]) >= 0 && HexValue(path[i + 2]) >= 0) {
+      out += static_cast<char>(HexValue(path[i + 1]) * 16 + HexValue(path[i + 2]));
+      i += 2;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
+std::string UriEncodePath(std::string_view path) { return EscapeIf(path, UriNeedsEscape); }
+
+std::string EscapePartitionValueForPath(std::string_view value) { return EscapeIf(value, HiveNeedsEscape); }
+
+bool IsAbsoluteUri(std::string_view path) {
+  size_t colon = path.find(':');
+  if (colon == std::string_view::npos || colon < 2) return false;
+  auto is_alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (!is_alpha(path[0])) return false;
+  for (size_t i = 1; i < colon; ++i) {
+    char c = path[i];
+    if (!is_alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
+}  // namespace deltacpp::internal

@@ -1,0 +1,27 @@
+// Percent-encoding of file paths in add/remove actions and Hive-style escaping of partition directory names.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace deltacpp::internal {
+
+/// Decodes `%XX` escapes (either hex case) in an add/remove path. Malformed escapes (a `%` not followed by
+/// two hex digits) are kept as they are; `+` is not treated as a space.
+std::string UriDecodePath(std::string_view path);
+
+/// Percent-encodes a relative path the way Hadoop's `Path.toUri()` does for Delta `add.path`: the
+/// controls 0x00-0x1F and 0x7F, space, and `" # % < > ? [ \ ] ^ ` { | }` become `%XX` (uppercase hex).
+/// Everything else, including `/`, `=`, `:`, `@`, `+`, `,` and non-ASCII UTF-8 bytes, is kept.
+std::string UriEncodePath(std::string_view path);
+
+/// Hive-style escaping of a partition value for a `col=value` directory name: the controls 0x00-0x1F and
+/// 0x7F and the characters `" # % ' * / : = ? \ { [ ] ^` become `%XX` (uppercase hex). Callers use
+/// `__HIVE_DEFAULT_PARTITION__` for null values.
+std::string EscapePartitionValueForPath(std::string_view value);
+
+/// True when `path` starts with a URI scheme (`[A-Za-z][A-Za-z0-9+.-]+:`), e.g. `file:/x` or `s3://b/k`.
+/// A single letter followed by `:` (a Windows drive) is not a scheme.
+bool IsAbsoluteUri(std::string_view path);
+
+}  // namespace deltacpp::internal

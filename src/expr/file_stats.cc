@@ -145,7 +145,8 @@ void WalkSchema(const arrow::FieldVector& fields, const std::string& prefix, con
 
 arrow::Result<FileStats> ParseStatsJson(std::string_view json, const arrow::Schema& logical_schema) {
   simdjson::padded_string padded(json);
-  od::parser parser;
+  // One parser per thread: it keeps its buffers between the many small documents of a log.
+  thread_local od::parser parser;
   od::document doc;
   if (auto err = parser.iterate(padded).get(doc)) return Malformed(err);
   od::object root;

@@ -245,21 +245,18 @@ class Parser {
   }
 
   arrow::Result<std::shared_ptr<arrow::Scalar>> NumberLiteral(const Token& t, bool negative) {
-    std::string text = t.text;
+    std::string_view text = t.text;
     std::string suffix;
-    auto has_suffix = [&](std::string_view s) {
-      return text.size() > s.size() &&
-             EqualsIgnoreCase(std::string_view(text).substr(text.size() - s.size()), s);
-    };
     for (std::string_view s : {"BD", "L", "S", "Y", "D", "F"}) {
-      if (has_suffix(s)) {
+      if (text.size() > s.size() && EqualsIgnoreCase(text.substr(text.size() - s.size()), s)) {
         suffix = std::string(s);
-        text.resize(text.size() - s.size());
+        text.remove_suffix(s.size());
         break;
       }
     }
-    const bool integral = text.find_first_of(".eE") == std::string::npos;
-    std::string body = (negative ? "-" : "") + text;
+    const bool integral = text.find_first_of(".eE") == std::string_view::npos;
+    std::string body = negative ? "-" : "";
+    body += text;
     auto out_of_range = [&](std::string_view type) {
       return SyntaxError(sql_, t.position, SourceOf(t),
                          "numeric literal out of range for " + std::string(type));
@@ -268,7 +265,7 @@ class Parser {
       return SyntaxError(sql_, t.position, SourceOf(t), "integer suffix on a non-integer literal");
     }
     if (suffix == "D" || suffix == "F" || (suffix.empty() && !integral &&
-                                            text.find_first_of("eE") != std::string::npos)) {
+                                            text.find_first_of("eE") != std::string_view::npos)) {
       double value = 0;
       auto res = std::from_chars(body.data(), body.data() + body.size(), value);
       if (res.ec != std::errc() || res.ptr != body.data() + body.size()) {

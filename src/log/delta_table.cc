@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 #include <simdjson.h>
 
+#include "deltacpp/api.h"
 #include "deltacpp/error.h"
 #include "deltacpp/table.h"
 #include "log/commit_parser.h"
@@ -23,6 +24,7 @@ arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Open(std::string_view loc
 
 arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Open(std::string table_root,
                                                             std::shared_ptr<LogStore> store) {
+  Initialize();
   ARROW_ASSIGN_OR_RAISE(auto files, internal::ListLogFiles(*store, table_root));
   if (files.empty()) {
     return DeltaError(DeltaErrorCode::kTableNotFound,

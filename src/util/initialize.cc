@@ -1,4 +1,6 @@
 #include <arrow/compute/initialize.h>
+#include <arrow/memory_pool.h>
+#include <malloc.h>
 
 #include <mutex>
 
@@ -7,9 +9,18 @@
 namespace deltacpp {
 
 void Initialize() {
-  // Since Arrow 21 the compute kernels live in libarrow_compute and must be registered once.
   static std::once_flag once;
-  std::call_once(once, [] { (void)arrow::compute::Initialize(); });
+  std::call_once(once, [] {
+    // Since Arrow 21 the compute kernels live in libarrow_compute and must be registered once.
+    (void)arrow::compute::Initialize();
+    // On the VMs we run on, first touch of fresh memory costs ~3 s/GiB, so freed memory is kept
+    // for reuse instead of being handed back to the kernel: jemalloc (Arrow's pool) never
+    // decays dirty pages, and glibc (std containers) neither trims its heap nor serves large
+    // blocks from short-lived mmaps.
+    (void)arrow::jemalloc_set_decay_ms(-1);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  });
 }
 
 }  // namespace deltacpp

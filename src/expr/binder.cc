@@ -208,7 +208,8 @@ class Binder {
         if (is_literal(op)) {
           auto converted = ConvertLiteral(op.literal, candidate);
           if (!converted.ok()) {
-            if (first_failure.ok()) first_failure = converted.status();
+            // Why text did not parse is worth reporting; other failures are plain mismatches.
+            if (first_failure.ok() && IsStringType(*op.type)) first_failure = converted.status();
             fits = false;
             break;
           }

@@ -11,6 +11,7 @@
 
 #include "deltacpp/error.h"
 #include "log/file_action_schema.h"
+#include "protocol/path_encoding.h"
 
 namespace deltacpp::internal {
 
@@ -300,14 +301,6 @@ arrow::Status ReadOneFile(LogStore& store, const std::string& path, bool is_json
   return arrow::Status::OK();
 }
 
-std::string SidecarPath(const std::string& log_dir, const std::string& path) {
-  if (path.find("://") != std::string::npos || path.starts_with("/")) {
-    if (path.starts_with("file://")) return path.substr(7);
-    if (path.starts_with("file:")) return path.substr(5);
-    return path;
-  }
-  return log_dir + "/_sidecars/" + path;
-}
 
 }  // namespace
 
@@ -332,7 +325,12 @@ arrow::Result<CheckpointContent> ReadCheckpoint(LogStore& store, const LogSegmen
   if (!sidecars.empty()) {
     std::vector<arrow::Status> sc_status(sidecars.size());
     auto read_sidecar = [&](int i) {
-      std::string path = SidecarPath(segment.log_dir, sidecars[i].path);
+      auto resolved = ResolveLogPath(segment.log_dir + "/_sidecars", sidecars[i].path);
+      if (!resolved.ok()) {
+        sc_status[i] = resolved.status();
+        return arrow::Status::OK();
+      }
+      const std::string& path = *resolved;
       std::string where = fmt::format("table {}: sidecar {}", segment.table_root, path);
       sc_status[i] = ReadOneFile(store, path, false, {"add"}, where, &content, &mu);
       return arrow::Status::OK();

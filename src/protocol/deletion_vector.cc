@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "deltacpp/error.h"
+#include "util/uri.h"
 
 namespace deltacpp::internal {
 
@@ -101,30 +102,6 @@ std::string FormatUuid(const std::string& b) {
     s.push_back(kHex[byte & 0xF]);
   }
   return s;
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-arrow::Result<std::string> PercentDecode(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out.push_back(s[i]);
-      continue;
-    }
-    int hi = i + 2 < s.size() ? HexValue(s[i + 1]) : -1;
-    int lo = i + 2 < s.size() ? HexValue(s[i + 2]) : -1;
-    if (hi < 0 || lo < 0) return arrow::Status::Invalid("bad percent escape in '", s, "'");
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return out;
 }
 
 std::string TrimTrailingSlashes(const std::string& root) {
@@ -243,47 +220,16 @@ arrow::Result<std::string> DeletionVectorAbsolutePath(const DeletionVectorDescri
     return UuidFilePath(table_root, parts.first, "", parts.second);
   }
   if (dv.storage_type == "p") {
-    std::string_view uri = dv.path_or_inline_dv;
-    std::string_view path;
-    if (uri.starts_with("file:")) {
-      path = uri.substr(5);
-      if (path.starts_with("//")) {
-        // file://host/path: only an empty host or localhost names this machine.
-        size_t slash = path.find('/', 2);
-        std::string_view host =
-            path.substr(2, slash == std::string_view::npos ? std::string_view::npos : slash - 2);
-        if (!host.empty() && host != "localhost") {
-          return DeltaError(DeltaErrorCode::kUnsupportedStorage,
-                            fmt::format("table {}: deletion vector path '{}' names remote host "
-                                        "'{}'",
-                                        table_root, uri, host));
-        }
-        path = slash == std::string_view::npos ? std::string_view() : path.substr(slash);
+    auto path = LocalPathFromUri(dv.path_or_inline_dv);
+    if (!path.ok()) {
+      std::string msg = fmt::format("table {}: deletion vector path '{}': {}", table_root,
+                                    dv.path_or_inline_dv, path.status().message());
+      if (IsDeltaError(path.status(), DeltaErrorCode::kUnsupportedStorage)) {
+        return DeltaError(DeltaErrorCode::kUnsupportedStorage, std::move(msg));
       }
-    } else if (uri.starts_with("/")) {
-      path = uri;
-    } else {
-      size_t colon = uri.find(':');
-      if (colon != std::string_view::npos && colon > 0 &&
-          uri.find('/') > colon) {
-        return DeltaError(DeltaErrorCode::kUnsupportedStorage,
-                          fmt::format("table {}: deletion vector path '{}' uses unsupported "
-                                      "scheme '{}'",
-                                      table_root, uri, uri.substr(0, colon)));
-      }
-      return Corrupt(fmt::format("table {}: deletion vector path '{}' is not an absolute URI",
-                                 table_root, uri));
+      return Corrupt(std::move(msg));
     }
-    if (!path.starts_with("/")) {
-      return Corrupt(fmt::format("table {}: deletion vector path '{}' is not an absolute URI",
-                                 table_root, uri));
-    }
-    auto decoded = PercentDecode(path);
-    if (!decoded.ok()) {
-      return Corrupt(fmt::format("table {}: deletion vector path: {}", table_root,
-                                 decoded.status().message()));
-    }
-    return decoded.MoveValueUnsafe();
+    return path.MoveValueUnsafe();
   }
   if (dv.storage_type == "i") {
     return DeltaError(DeltaErrorCode::kInvalidArgument,

@@ -1,5 +1,7 @@
 #include "protocol/partition_values.h"
 
+#include "util/uri.h"
+
 #include <arrow/api.h>
 
 #include <cctype>
@@ -27,14 +29,6 @@ arrow::Status BadValue(std::string_view raw, const arrow::DataType& type, std::s
 
 arrow::Status BadText(std::string_view text, std::string_view what) {
   return DeltaError(DeltaErrorCode::kCorruptLog, "invalid " + std::string(what) + " '" + std::string(text) + "'");
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  }
-  return true;
 }
 
 // Reads exactly `n` digits at `pos`.

@@ -1,17 +1,12 @@
 #include "protocol/path_encoding.h"
 
+#include "util/uri.h"
+
 namespace deltacpp::internal {
 
 namespace {
 
 constexpr char kHexDigits[] = "0123456789ABCDEF";
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 void AppendEscaped(std::string& out, unsigned char c) {
   out += '%';
@@ -64,8 +59,8 @@ std::string UriDecodePath(std::string_view path) {
   std::string out;
   out.reserve(path.size());
   for (size_t i = 0; i < path.size(); ++i) {
-    if (path[i] == '%' && i + 2 < path.size() && HexValue(path[i + 1]) >= 0 && HexValue(path[i + 2]) >= 0) {
-      out += static_cast<char>(HexValue(path[i + 1]) * 16 + HexValue(path[i + 2]));
+    if (path[i] == '%' && i + 2 < path.size() && HexDigitValue(path[i + 1]) >= 0 && HexDigitValue(path[i + 2]) >= 0) {
+      out += static_cast<char>(HexDigitValue(path[i + 1]) * 16 + HexDigitValue(path[i + 2]));
       i += 2;
     } else {
       out += path[i];
@@ -88,6 +83,15 @@ bool IsAbsoluteUri(std::string_view path) {
     if (!is_alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.') return false;
   }
   return true;
+}
+
+}  // namespace deltacpp::internal
+
+namespace deltacpp::internal {
+
+arrow::Result<std::string> ResolveLogPath(const std::string& base_dir, std::string_view raw) {
+  if (IsAbsoluteUri(raw) || raw.starts_with("/")) return LocalPathFromUri(raw);
+  return base_dir + "/" + UriDecodePath(raw);
 }
 
 }  // namespace deltacpp::internal

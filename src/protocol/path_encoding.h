@@ -25,3 +25,14 @@ std::string EscapePartitionValueForPath(std::string_view value);
 bool IsAbsoluteUri(std::string_view path);
 
 }  // namespace deltacpp::internal
+
+#include <arrow/result.h>
+
+namespace deltacpp::internal {
+
+/// The local file a log path names: an absolute URI (`file:...`) or absolute path is decoded
+/// as is; a relative path is decoded once and resolved under `base_dir`. Other schemes are
+/// UnsupportedStorage.
+arrow::Result<std::string> ResolveLogPath(const std::string& base_dir, std::string_view raw);
+
+}  // namespace deltacpp::internal

@@ -29,13 +29,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::string DataFilePath(const std::string& root, std::string_view raw) {
-  std::string decoded = UriDecodePath(raw);
-  if (decoded.starts_with("file://")) return decoded.substr(7);
-  if (decoded.starts_with("file:")) return decoded.substr(5);
-  if (decoded.starts_with("/")) return decoded;
-  return root + "/" + decoded;
-}
 
 struct PlannedFile {
   FileTask task;
@@ -305,7 +298,14 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
         }
       }
       PlannedFile pf;
-      pf.task.path = DataFilePath(snap.table_root(), raw_path);
+      auto resolved = ResolveLogPath(snap.table_root(), raw_path);
+      if (!resolved.ok()) {
+        return arrow::Status(resolved.status().code(),
+                             fmt::format("{}: file {}: {}", where, raw_path,
+                                         resolved.status().message()),
+                             resolved.status().detail());
+      }
+      pf.task.path = std::move(*resolved);
       pf.task.size = sizes.IsValid(row) ? sizes.Value(row) : 0;
       pf.task.partition_values.resize(read_fields.size());
       for (size_t k = 0; k < read_fields.size(); ++k) {

@@ -713,14 +713,5 @@ TEST(FixtureLogOnly, HandlesOneCommitAndNoCheckpoints) {
 }
 
 // Run with --gtest_also_run_disabled_tests to time the benchmark-sized log.
-TEST(FixtureLogOnly, DISABLED_TenThousandCommitsTwoHundredThousandFiles) {
-  TempDir dir;
-  auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(GenerateLogOnlyTable(dir.str(), 10000, 200000, 1000).ok());
-  auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("generated 10000 commits / 200000 files in %.2f s\n", secs);
-  EXPECT_EQ(ReplayActivePaths(dir.str(), 9000, 9999).size(), 200000u);
-}
-
 }  // namespace
 }  // namespace deltacpp::testing

@@ -1,0 +1,367 @@
+// Snapshot load benchmark: time to open a large log-only table and reconstruct the latest
+// snapshot and one in the middle of its history (checkpoint read plus JSON commit replay).
+//
+//   snapshot_load_bench [--commits N] [--files M] [--checkpoint-interval K] [--runs R]
+//                       [--dir PATH]
+//
+// The table is generated under PATH (a temporary directory when omitted) and reused when PATH
+// already holds one of the same shape. Generation runs in a child process so that the peak RSS
+// reported belongs to the measured loads only. The first load of each kind is reported as the
+// cold run; the warm figure is the median of R further loads. The live-file count and total
+// size of both snapshots are checked against values derived from the generator's layout; any
+// mismatch makes the program exit with status 1.
+#include <fmt/core.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "deltacpp/api.h"
+#include "support/fixture_writer.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kMarkerName = "bench-shape.txt";
+
+struct Options {
+  int64_t commits = 10000;
+  int64_t files = 200000;
+  int64_t checkpoint_interval = 100;
+  int runs = 5;
+  std::string dir;
+};
+
+void Usage(const char* argv0) {
+  fmt::print(stderr,
+             "usage: {} [--commits N] [--files M] [--checkpoint-interval K] [--runs R] "
+             "[--dir PATH]\n",
+             argv0);
+}
+
+std::optional<int64_t> ParseInt(std::string_view text) {
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<Options> ParseArgs(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") return std::nullopt;
+    if (i + 1 >= argc) {
+      fmt::print(stderr, "missing value for {}\n", arg);
+      return std::nullopt;
+    }
+    std::string_view value = argv[++i];
+    if (arg == "--dir") {
+      opt.dir = std::string(value);
+      continue;
+    }
+    auto n = ParseInt(value);
+    if (!n) {
+      fmt::print(stderr, "{} needs an integer, got '{}'\n", arg, value);
+      return std::nullopt;
+    }
+    if (arg == "--commits") {
+      opt.commits = *n;
+    } else if (arg == "--files") {
+      opt.files = *n;
+    } else if (arg == "--checkpoint-interval") {
+      opt.checkpoint_interval = *n;
+    } else if (arg == "--runs") {
+      opt.runs = static_cast<int>(*n);
+    } else {
+      fmt::print(stderr, "unknown option {}\n", arg);
+      return std::nullopt;
+    }
+  }
+  if (opt.commits < 1 || opt.files < 0 || opt.runs < 1) {
+    fmt::print(stderr, "need --commits >= 1, --files >= 0, --runs >= 1\n");
+    return std::nullopt;
+  }
+  return opt;
+}
+
+std::string ShapeText(const Options& opt) {
+  return fmt::format("log-only commits={} files={} checkpoint_interval={}\n", opt.commits,
+                     opt.files, opt.checkpoint_interval);
+}
+
+std::string ReadSmallFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool WriteSmallFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+/// Makes `dir` hold a table of the requested shape. Returns false (after printing why) when
+/// that is impossible. Sets `*generated_s` to the generation time, or -1 when reused.
+bool PrepareTable(const Options& opt, const fs::path& dir, double* generated_s) {
+  const fs::path marker = dir / kMarkerName;
+  const std::string shape = ShapeText(opt);
+  std::error_code ec;
+  if (fs::exists(marker, ec)) {
+    if (ReadSmallFile(marker) == shape) {
+      *generated_s = -1;
+      return true;
+    }
+    // A table this program generated with another shape (or left half-written): replace it.
+    fs::remove_all(dir, ec);
+    if (ec) {
+      fmt::print(stderr, "cannot clear {}: {}\n", dir.string(), ec.message());
+      return false;
+    }
+  } else if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
+    fmt::print(stderr, "{} is not empty and holds no {}; refusing to overwrite it\n",
+               dir.string(), kMarkerName);
+    return false;
+  }
+  fs::create_directories(dir, ec);
+  if (ec || !WriteSmallFile(marker, "incomplete\n")) {
+    fmt::print(stderr, "cannot create {}\n", marker.string());
+    return false;
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  // Generate in a child so that its memory does not count towards the measured peak RSS.
+  // Nothing in this process has started a thread yet, so forking is safe.
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    fmt::print(stderr, "fork failed\n");
+    return false;
+  }
+  if (pid == 0) {
+    auto st = deltacpp::testing::GenerateLogOnlyTable(dir.string(), opt.commits, opt.files,
+                                                      opt.checkpoint_interval);
+    if (!st.ok()) fmt::print(stderr, "generation failed: {}\n", st.ToString());
+    fflush(stderr);
+    _exit(st.ok() ? 0 : 1);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fmt::print(stderr, "table generation in {} failed\n", dir.string());
+    return false;
+  }
+  *generated_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!WriteSmallFile(marker, shape)) {
+    fmt::print(stderr, "cannot write {}\n", marker.string());
+    return false;
+  }
+  return true;
+}
+
+/// Live files after `version` as the generator lays them out: file i is added by one data commit
+/// and the oldest files are removed later, oldest first, so the live files form the index range
+/// [removed, added). Data commits are versions 1..N-1 (version 0 alone for a one-commit table);
+/// adds are spread evenly over them (the first ones take the remainder) and removes, a tenth of
+/// the final live count, evenly over all data commits but the first.
+struct ExpectedFiles {
+  int64_t first = 0;  ///< index of the oldest live file
+  int64_t end = 0;    ///< one past the newest live file
+  int64_t count() const { return end - first; }
+  int64_t total_size() const {
+    int64_t sum = 0;
+    for (int64_t i = first; i < end; ++i) sum += 10000 + (i * 7919) % 90000;
+    return sum;
+  }
+};
+
+ExpectedFiles ExpectedAt(const Options& opt, int64_t version) {
+  const int64_t first_data = opt.commits == 1 ? 0 : 1;
+  const int64_t data_commits = opt.commits - first_data;
+  const int64_t removes = data_commits >= 2 ? opt.files / 10 : 0;
+  const int64_t adds = opt.files + removes;
+  const int64_t j = version - first_data;  // data commits [0, j] are applied
+  ExpectedFiles e;
+  if (j < 0) return e;
+  // Commit k adds adds/D files, plus one while k < adds % D.
+  e.end = (j + 1) * (adds / data_commits) + std::min(j + 1, adds % data_commits);
+  if (removes > 0) {
+    // Data commit k >= 1 removes removes/(D-1) files, plus one while k-1 < removes % (D-1).
+    const int64_t n = data_commits - 1;
+    e.first = j * (removes / n) + std::min(j, removes % n);
+  }
+  return e;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double PeakRssMiB() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+struct LoadResult {
+  double ms = 0;
+  int64_t version = -1;
+  int64_t num_files = 0;
+  int64_t total_size = 0;
+};
+
+/// DeltaTable::Open followed by SnapshotAt(version), timed together.
+arrow::Result<LoadResult> Load(const std::string& root, std::optional<int64_t> version) {
+  const auto start = std::chrono::steady_clock::now();
+  ARROW_ASSIGN_OR_RAISE(auto table, deltacpp::DeltaTable::Open(root));
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, table->SnapshotAt(version));
+  LoadResult r;
+  r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+             .count();
+  r.version = snapshot->version();
+  r.num_files = snapshot->num_files();
+  r.total_size = snapshot->total_size_bytes();
+  return r;
+}
+
+bool Check(const char* what, const LoadResult& got, int64_t version, const ExpectedFiles& want) {
+  bool ok = true;
+  if (got.version != version) {
+    fmt::print(stderr, "CHECK FAILED: {}: snapshot version {}, expected {}\n", what, got.version,
+               version);
+    ok = false;
+  }
+  if (got.num_files != want.count()) {
+    fmt::print(stderr, "CHECK FAILED: {}: {} live files, expected {}\n", what, got.num_files,
+               want.count());
+    ok = false;
+  }
+  if (got.total_size != want.total_size()) {
+    fmt::print(stderr, "CHECK FAILED: {}: live files total {} bytes, expected {}\n", what,
+               got.total_size, want.total_size());
+    ok = false;
+  }
+  return ok;
+}
+
+std::string FormatRuns(const std::vector<double>& runs) {
+  std::string out;
+  for (double r : runs) out += fmt::format("{}{:.1f}", out.empty() ? "" : " ", r);
+  return out;
+}
+
+int Main(int argc, char** argv) {
+  auto parsed = ParseArgs(argc, argv);
+  if (!parsed) {
+    Usage(argv[0]);
+    return 2;
+  }
+  const Options& opt = *parsed;
+
+  fs::path dir;
+  bool temporary = false;
+  if (opt.dir.empty()) {
+    std::string tmpl = (fs::temp_directory_path() / "snapshot_load_bench.XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) {
+      fmt::print(stderr, "cannot create a temporary directory\n");
+      return 1;
+    }
+    dir = tmpl;
+    temporary = true;
+  } else {
+    dir = fs::absolute(opt.dir);
+  }
+  struct Cleanup {
+    fs::path dir;
+    bool active;
+    ~Cleanup() {
+      std::error_code ec;
+      if (active) fs::remove_all(dir, ec);
+    }
+  } cleanup{dir, temporary};
+
+  double generated_s = -1;
+  if (!PrepareTable(opt, dir, &generated_s)) return 1;
+
+  const int64_t latest = opt.commits - 1;
+  const int64_t middle = latest / 2;
+  const ExpectedFiles want_latest = ExpectedAt(opt, latest);
+  const ExpectedFiles want_middle = ExpectedAt(opt, middle);
+  if (want_latest.count() != opt.files) {
+    fmt::print(stderr, "internal error: layout model gives {} live files at the end, not {}\n",
+               want_latest.count(), opt.files);
+    return 1;
+  }
+
+  fmt::print("snapshot_load_bench: {} commits, {} live files, checkpoint interval {}\n",
+             opt.commits, opt.files, opt.checkpoint_interval);
+  if (generated_s < 0) {
+    fmt::print("  table: {} (reused)\n", dir.string());
+  } else {
+    fmt::print("  table: {} (generated in {:.1f} s)\n", dir.string(), generated_s);
+  }
+
+  deltacpp::Initialize();
+  const std::string root = dir.string();
+  bool ok = true;
+  std::vector<double> warm_latest, warm_middle;
+  LoadResult cold_latest, cold_middle;
+  for (int run = 0; run <= opt.runs; ++run) {
+    auto l = Load(root, std::nullopt);
+    if (!l.ok()) {
+      fmt::print(stderr, "loading the latest snapshot failed: {}\n", l.status().ToString());
+      return 1;
+    }
+    auto m = Load(root, middle);
+    if (!m.ok()) {
+      fmt::print(stderr, "loading version {} failed: {}\n", middle, m.status().ToString());
+      return 1;
+    }
+    ok = Check("latest", *l, latest, want_latest) && ok;
+    ok = Check("middle", *m, middle, want_middle) && ok;
+    if (!ok) break;
+    if (run == 0) {
+      cold_latest = *l;
+      cold_middle = *m;
+    } else {
+      warm_latest.push_back(l->ms);
+      warm_middle.push_back(m->ms);
+    }
+  }
+  if (!ok) return 1;
+
+  auto report = [&](const char* label, int64_t version, const LoadResult& cold,
+                    const std::vector<double>& warm) {
+    fmt::print("  {:<7} v{} ({} files): cold {:.1f} ms, warm median {:.1f} ms of {} (min {:.1f}, "
+               "max {:.1f}; runs {})\n",
+               label, version, cold.num_files, cold.ms, Median(warm), warm.size(),
+               *std::min_element(warm.begin(), warm.end()),
+               *std::max_element(warm.begin(), warm.end()), FormatRuns(warm));
+  };
+  report("latest", latest, cold_latest, warm_latest);
+  report("middle", middle, cold_middle, warm_middle);
+  fmt::print("  peak RSS: {:.1f} MiB\n", PeakRssMiB());
+  fmt::print("  check: OK (live files and total size match the generator's layout)\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return Main(argc, argv); }

@@ -6,10 +6,11 @@
 //
 // The table is generated under PATH (a temporary directory when omitted) and reused when PATH
 // already holds one of the same shape. Generation runs in a child process so that the peak RSS
-// reported belongs to the measured loads only. The first load of each kind is reported as the
-// cold run; the warm figure is the median of R further loads. The live-file count and total
-// size of both snapshots are checked against values derived from the generator's layout; any
-// mismatch makes the program exit with status 1.
+// reported belongs to the measured loads only. The cold figure of each kind of load is the mean
+// of two first loads, each in a process of its own (fresh memory, thread pools not started yet);
+// the warm figure is the median of R loads in one process after two unreported loads of each.
+// The live-file count and total size of both snapshots are checked against values derived from
+// the generator's layout; any mismatch makes the program exit with status 1.
 #include <fmt/core.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -214,6 +215,12 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double Mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
 double PeakRssMiB() {
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
@@ -267,6 +274,46 @@ std::string FormatRuns(const std::vector<double>& runs) {
   return out;
 }
 
+/// Outcome of a load in a fresh process: the load and the process's peak RSS.
+struct ColdResult {
+  LoadResult load;
+  double peak_rss_mib = 0;
+};
+
+/// Runs `fn` (returning a checked LoadResult, nullopt on failure) in a child process, so that it
+/// starts without warmed-up memory, thread pools or caches of its own. Only call this while the
+/// calling process has no threads.
+template <typename F>
+std::optional<ColdResult> RunInFreshProcess(F fn) {
+  int fds[2];
+  if (pipe(fds) != 0) return std::nullopt;
+  fflush(stdout);
+  fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) return std::nullopt;
+  if (pid == 0) {
+    close(fds[0]);
+    const std::optional<LoadResult> load = fn();
+    bool ok = load.has_value();
+    if (ok) {
+      const ColdResult r{*load, PeakRssMiB()};
+      ok = write(fds[1], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
+    }
+    fflush(stderr);
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  ColdResult r;
+  const ssize_t n = read(fds[0], &r, sizeof r);
+  close(fds[0]);
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      n != static_cast<ssize_t>(sizeof r)) {
+    return std::nullopt;
+  }
+  return r;
+}
+
 int Main(int argc, char** argv) {
   auto parsed = ParseArgs(argc, argv);
   if (!parsed) {
@@ -318,46 +365,64 @@ int Main(int argc, char** argv) {
     fmt::print("  table: {} (generated in {:.1f} s)\n", dir.string(), generated_s);
   }
 
-  deltacpp::Initialize();
   const std::string root = dir.string();
-  bool ok = true;
-  std::vector<double> warm_latest, warm_middle;
-  LoadResult cold_latest, cold_middle;
-  for (int run = 0; run <= opt.runs; ++run) {
-    auto l = Load(root, std::nullopt);
-    if (!l.ok()) {
-      fmt::print(stderr, "loading the latest snapshot failed: {}\n", l.status().ToString());
-      return 1;
+  // One load, checked; nullopt (after printing why) on failure.
+  auto load = [&](const char* what, std::optional<int64_t> version, int64_t expected_version,
+                  const ExpectedFiles& want) -> std::optional<LoadResult> {
+    deltacpp::Initialize();
+    auto r = Load(root, version);
+    if (!r.ok()) {
+      fmt::print(stderr, "loading the {} snapshot failed: {}\n", what, r.status().ToString());
+      return std::nullopt;
     }
-    auto m = Load(root, middle);
-    if (!m.ok()) {
-      fmt::print(stderr, "loading version {} failed: {}\n", middle, m.status().ToString());
-      return 1;
-    }
-    ok = Check("latest", *l, latest, want_latest) && ok;
-    ok = Check("middle", *m, middle, want_middle) && ok;
-    if (!ok) break;
-    if (run == 0) {
-      cold_latest = *l;
-      cold_middle = *m;
-    } else {
-      warm_latest.push_back(l->ms);
-      warm_middle.push_back(m->ms);
-    }
-  }
-  if (!ok) return 1;
-
-  auto report = [&](const char* label, int64_t version, const LoadResult& cold,
-                    const std::vector<double>& warm) {
-    fmt::print("  {:<7} v{} ({} files): cold {:.1f} ms, warm median {:.1f} ms of {} (min {:.1f}, "
-               "max {:.1f}; runs {})\n",
-               label, version, cold.num_files, cold.ms, Median(warm), warm.size(),
-               *std::min_element(warm.begin(), warm.end()),
-               *std::max_element(warm.begin(), warm.end()), FormatRuns(warm));
+    if (!Check(what, *r, expected_version, want)) return std::nullopt;
+    return *r;
   };
-  report("latest", latest, cold_latest, warm_latest);
-  report("middle", middle, cold_middle, warm_middle);
-  fmt::print("  peak RSS: {:.1f} MiB\n", PeakRssMiB());
+  auto load_latest = [&] { return load("latest", std::nullopt, latest, want_latest); };
+  auto load_middle = [&] { return load("middle", middle, middle, want_middle); };
+
+  // Cold: the first load of each kind, in a process of its own (this one has no threads yet).
+  // Twice each, in the order latest, middle, middle, latest: how much a fresh process pays to
+  // fault its memory in depends on what ran just before it, and this order spreads that evenly.
+  std::vector<ColdResult> cold_latest, cold_middle;
+  for (int i = 0; i < 4; ++i) {
+    const bool is_latest = i == 0 || i == 3;
+    auto r = is_latest ? RunInFreshProcess(load_latest) : RunInFreshProcess(load_middle);
+    if (!r) return 1;
+    (is_latest ? cold_latest : cold_middle).push_back(*r);
+  }
+
+  // Warm: two unreported loads of each (the process's memory keeps growing over the first
+  // loads), then R loads of each, interleaved.
+  for (int i = 0; i < 2; ++i) {
+    if (!load_latest() || !load_middle()) return 1;
+  }
+  std::vector<double> warm_latest, warm_middle;
+  for (int run = 0; run < opt.runs; ++run) {
+    auto l = load_latest();
+    if (!l) return 1;
+    auto m = load_middle();
+    if (!m) return 1;
+    warm_latest.push_back(l->ms);
+    warm_middle.push_back(m->ms);
+  }
+
+  auto report = [&](const char* label, const std::vector<ColdResult>& cold,
+                    const std::vector<double>& warm) {
+    std::vector<double> cold_ms;
+    double rss = 0;
+    for (const auto& c : cold) {
+      cold_ms.push_back(c.load.ms);
+      rss = std::max(rss, c.peak_rss_mib);
+    }
+    fmt::print("  {:<6} v{} ({} files): cold {:.1f} ms (mean of fresh processes: {}; peak RSS "
+               "{:.0f} MiB), warm median {:.1f} ms of {} (runs {})\n",
+               label, cold[0].load.version, cold[0].load.num_files, Mean(cold_ms),
+               FormatRuns(cold_ms), rss, Median(warm), warm.size(), FormatRuns(warm));
+  };
+  report("latest", cold_latest, warm_latest);
+  report("middle", cold_middle, warm_middle);
+  fmt::print("  peak RSS of the warm loads: {:.0f} MiB\n", PeakRssMiB());
   fmt::print("  check: OK (live files and total size match the generator's layout)\n");
   return 0;
 }

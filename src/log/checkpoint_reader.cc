@@ -1,7 +1,8 @@
 #include "log/checkpoint_reader.h"
 
 #include <arrow/compute/api.h>
-#include <arrow/util/parallel.h>
+#include <arrow/io/interfaces.h>
+#include <arrow/util/thread_pool.h>
 #include <fmt/core.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
@@ -196,14 +197,16 @@ arrow::Status ExtractNonFileActions(const arrow::Table& table, const std::string
   return arrow::Status::OK();
 }
 
-// Valid (non-null struct) rows of an `add` column, normalised.
+// The `add` column normalised. Rows holding another action keep a null path; replay skips them,
+// which saves copying the (large) add column just to drop them.
 arrow::Status ExtractAdds(const arrow::ChunkedArray& column,
                           std::vector<std::shared_ptr<arrow::RecordBatch>>* out) {
   for (const auto& chunk : column.chunks()) {
     if (chunk->null_count() == chunk->length()) continue;
     auto s = std::static_pointer_cast<arrow::StructArray>(chunk);
     ARROW_ASSIGN_OR_RAISE(auto batch, NormalizeCheckpointFileActions(s));
-    if (chunk->null_count() > 0) {
+    if (chunk->null_count() > 0 && batch->column(kPathCol)->null_count() < chunk->null_count()) {
+      // Children of a null struct are not guaranteed null: filter explicitly then.
       ARROW_ASSIGN_OR_RAISE(auto valid, arrow::compute::IsValid(chunk));
       ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(batch, valid));
       batch = filtered.record_batch();
@@ -302,6 +305,22 @@ arrow::Status ReadOneFile(LogStore& store, const std::string& path, bool is_json
 }
 
 
+// Runs fn(0..n-1) on the I/O pool and waits. Not the CPU pool: each task decodes Parquet with
+// threads from the CPU pool, and waiting on that pool from inside it can deadlock.
+template <typename Fn>
+arrow::Status RunOnIoPool(int n, Fn&& fn) {
+  if (n == 1) return fn(0);
+  std::vector<arrow::Future<>> futures;
+  auto* pool = arrow::io::default_io_context().executor();
+  for (int i = 0; i < n; ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto fut, pool->Submit([&fn, i] { return fn(i); }));
+    futures.push_back(std::move(fut));
+  }
+  arrow::Status st;
+  for (auto& f : futures) st &= f.status();
+  return st;
+}
+
 }  // namespace
 
 arrow::Result<CheckpointContent> ReadCheckpoint(LogStore& store, const LogSegment& segment) {
@@ -316,8 +335,7 @@ arrow::Result<CheckpointContent> ReadCheckpoint(LogStore& store, const LogSegmen
                               &content, &mu);
     return arrow::Status::OK();
   };
-  ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(files.size() > 1,
-                                                           static_cast<int>(files.size()), read_part));
+  ARROW_RETURN_NOT_OK(RunOnIoPool(static_cast<int>(files.size()), read_part));
   for (auto& st : statuses) ARROW_RETURN_NOT_OK(st);
 
   // V2 checkpoints may keep their file actions in sidecars.
@@ -335,8 +353,7 @@ arrow::Result<CheckpointContent> ReadCheckpoint(LogStore& store, const LogSegmen
       sc_status[i] = ReadOneFile(store, path, false, {"add"}, where, &content, &mu);
       return arrow::Status::OK();
     };
-    ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(
-        sidecars.size() > 1, static_cast<int>(sidecars.size()), read_sidecar));
+    ARROW_RETURN_NOT_OK(RunOnIoPool(static_cast<int>(sidecars.size()), read_sidecar));
     for (auto& st : sc_status) ARROW_RETURN_NOT_OK(st);
   }
   return content;

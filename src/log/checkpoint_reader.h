@@ -17,7 +17,7 @@ namespace deltacpp::internal {
 struct CheckpointContent {
   /// protocol, metaData, txns, domains, sidecars, checkpointMetadata (file_actions unused).
   ParsedActions actions;
-  /// Live add actions in FileActionSchema() layout (null-struct rows already removed).
+  /// Live add actions in FileActionSchema() layout; rows with a null path are not adds.
   std::vector<std::shared_ptr<arrow::RecordBatch>> adds;
 };
 

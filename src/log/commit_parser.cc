@@ -262,6 +262,13 @@ arrow::Result<ParsedActions> ParseActionFile(std::string_view content,
       if (!doc.is_object()) return Corrupt(where, "an action line must be a JSON object");
       object line_obj = doc.get_object().value();
       for (auto [key, value] : line_obj) {
+        static constexpr std::string_view kKnown[] = {
+            "add", "remove", "protocol", "metaData", "commitInfo", "txn",
+            "domainMetadata", "cdc", "sidecar", "checkpointMetadata"};
+        bool known = false;
+        for (auto k : kKnown) known |= key == k;
+        // Unknown actions are ignored whatever their shape, as the protocol requires.
+        if (!known) continue;
         if (!value.is_object()) {
           if (value.is_null()) continue;
           return Corrupt(where, fmt::format("action '{}' is not an object", std::string(key)));

@@ -191,7 +191,8 @@ arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>&
     }
   }
   for (const auto& batch : checkpoint.adds) {
-    if (seen.empty()) {
+    const auto& paths = *batch->column(kPathCol);
+    if (seen.empty() && paths.null_count() == 0) {
       live.push_back(batch);
       continue;
     }
@@ -199,7 +200,8 @@ arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>&
     std::vector<bool> keep(batch->num_rows(), false);
     int64_t kept = 0;
     for (int64_t i = 0; i < batch->num_rows(); ++i) {
-      if (seen.find(keys.Key(i)) == seen.end()) {
+      if (paths.IsNull(i)) continue;  // a row of another action
+      if (seen.empty() || seen.find(keys.Key(i)) == seen.end()) {
         keep[i] = true;
         ++kept;
       }

@@ -99,13 +99,18 @@ arrow::Result<std::shared_ptr<arrow::Array>> KeepMask(const std::vector<uint64_t
   return b.Finish();
 }
 
-arrow::Status FileError(const FileReadPlan& plan, const FileTask& task, const arrow::Status& st) {
+arrow::Status FileError(const FileReadPlan& plan, const FileTask& task, const arrow::Status& st,
+                        arrow::fs::FileSystem& fs) {
   std::string msg = fmt::format("table {} version {}: data file {}: {}", plan.table_root,
                                 plan.version, task.path, st.message());
   if (auto code = GetDeltaErrorCode(st)) return DeltaError(*code, std::move(msg));
-  if (st.IsIOError() && (st.message().find("No such file") != std::string::npos ||
-                         st.message().find("not found") != std::string::npos)) {
-    return DeltaError(DeltaErrorCode::kMissingFile, std::move(msg));
+  // Arrow keeps the errno out of the message text, so ask the filesystem whether the file is
+  // there rather than parsing the message.
+  if (st.IsIOError()) {
+    auto info = fs.GetFileInfo(task.path);
+    if (info.ok() && info->type() == arrow::fs::FileType::NotFound) {
+      return DeltaError(DeltaErrorCode::kMissingFile, msg + " (the file does not exist)");
+    }
   }
   return arrow::Status(st.code(), std::move(msg));
 }
@@ -268,10 +273,10 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadDataFile(
     const FileReadPlan& plan, const FileTask& task, arrow::fs::FileSystem& fs) {
   try {
     auto result = ReadImpl(plan, task, fs);
-    if (!result.ok()) return FileError(plan, task, result.status());
+    if (!result.ok()) return FileError(plan, task, result.status(), fs);
     return result;
   } catch (const parquet::ParquetException& e) {
-    return FileError(plan, task, arrow::Status::IOError(e.what()));
+    return FileError(plan, task, arrow::Status::IOError(e.what()), fs);
   }
 }
 

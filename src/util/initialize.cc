@@ -1,6 +1,7 @@
 #include <arrow/compute/initialize.h>
 #include <arrow/memory_pool.h>
 #include <malloc.h>
+#include <stdlib.h>
 
 #include <mutex>
 
@@ -14,9 +15,13 @@ void Initialize() {
     // Since Arrow 21 the compute kernels live in libarrow_compute and must be registered once.
     (void)arrow::compute::Initialize();
     // On the VMs we run on, first touch of fresh memory costs ~3 s/GiB, so freed memory is kept
-    // for reuse instead of being handed back to the kernel: jemalloc (Arrow's pool) never
-    // decays dirty pages, and glibc (std containers) neither trims its heap nor serves large
-    // blocks from short-lived mmaps.
+    // for reuse instead of being handed back to the kernel. The wheel's default pool is
+    // mimalloc, which purges freed pages; Arrow picks its default pool from this variable on
+    // first use, so unless the user chose one, select jemalloc and switch its page decay off.
+    // (If Arrow's default pool was already created, this only affects later jemalloc users.)
+    // glibc (std containers) neither trims its heap nor serves large blocks from short-lived
+    // mmaps.
+    setenv("ARROW_DEFAULT_MEMORY_POOL", "jemalloc", /*overwrite=*/0);
     (void)arrow::jemalloc_set_decay_ms(-1);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     mallopt(M_MMAP_THRESHOLD, 32 << 20);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs the benchmarks at full size and prints their figures (see docs/performance.md).
+# The generated tables live under BUILD/bench-data and are reused by later runs.
+#   scripts/bench.sh [BUILD]        BENCH_RUNS=N sets the number of warm runs (default 5).
+set -euo pipefail
+BUILD="${1:-build}"
+RUNS="${BENCH_RUNS:-5}"
+cd "$(dirname "$0")/.."
+DATA="$BUILD/bench-data"
+mkdir -p "$DATA"
+
+model="$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)"
+load="$(cut -d' ' -f1-3 /proc/loadavg)"
+echo "machine: $(nproc) CPUs (${model:-unknown model}), load average $load"
+echo
+"$BUILD/bench/snapshot_load_bench" --commits 10000 --files 200000 --checkpoint-interval 100 \
+  --runs "$RUNS" --dir "$DATA/snapshot-load"
+echo
+"$BUILD/bench/scan_bench" --rows 10000000 --files 10 --runs "$RUNS" --dir "$DATA/scan"

@@ -92,3 +92,37 @@ struct DeletionVectorDescriptor {
 };
 
 }  // namespace deltacpp
+
+namespace deltacpp {
+
+/// An `add` action to commit (reading keeps adds columnar; writing uses this struct).
+struct AddFile {
+  std::string path;  ///< relative to the table root, URI-encoded as the protocol requires
+  std::map<std::string, std::optional<std::string>> partition_values;  ///< keyed by physical name
+  int64_t size = 0;
+  int64_t modification_time = 0;
+  bool data_change = true;
+  std::optional<std::string> stats;  ///< stats JSON
+  std::map<std::string, std::string> tags;
+  std::optional<DeletionVectorDescriptor> deletion_vector;
+  std::optional<int64_t> base_row_id;
+  std::optional<int64_t> default_row_commit_version;
+  std::optional<std::string> clustering_provider;
+};
+
+/// A `remove` action to commit.
+struct RemoveFile {
+  std::string path;
+  std::optional<int64_t> deletion_timestamp;
+  bool data_change = true;
+  bool extended_file_metadata = true;
+  std::map<std::string, std::optional<std::string>> partition_values;
+  std::optional<int64_t> size;
+  std::optional<std::string> stats;
+  std::map<std::string, std::string> tags;
+  std::optional<DeletionVectorDescriptor> deletion_vector;
+  std::optional<int64_t> base_row_id;
+  std::optional<int64_t> default_row_commit_version;
+};
+
+}  // namespace deltacpp

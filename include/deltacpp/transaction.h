@@ -1,0 +1,89 @@
+// Optimistic transactions: what an operation read, what it commits, and the commit loop that
+// detects conflicts with concurrent writers the way delta-spark does.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "deltacpp/actions.h"
+#include "deltacpp/snapshot.h"
+#include "deltacpp/table.h"
+
+namespace deltacpp {
+
+/// Isolation of one commit. Serializable is the default; WriteSerializable is a per-commit
+/// option only (never written as `delta.isolationLevel`). Commits whose actions all have
+/// dataChange=false are checked with SnapshotIsolation automatically.
+enum class IsolationLevel { kSerializable, kWriteSerializable, kSnapshotIsolation };
+
+/// Commit settings.
+struct TransactionOptions {
+  IsolationLevel isolation = IsolationLevel::kSerializable;
+  int max_attempts = 100;                                   ///< commit attempts before giving up
+  std::chrono::milliseconds initial_backoff{5};             ///< doubled per attempt (with jitter)
+  std::chrono::milliseconds max_backoff{1000};
+  std::optional<std::string> user_metadata;
+};
+
+/// The outcome of a commit.
+struct CommitResult {
+  int64_t version = -1;      ///< the version written
+  int attempts = 1;          ///< 1 when no concurrent commit intervened
+  bool checkpointed = false; ///< a checkpoint was written after the commit
+};
+
+/// One optimistic transaction against a table. Record what the operation read (for conflict
+/// detection), stage actions, then Commit(). Not thread-safe; use one per operation.
+class Transaction {
+ public:
+  /// Starts a transaction reading `read_snapshot` (null: the table does not exist yet and the
+  /// commit will be version 0, which must then stage protocol and metaData).
+  static arrow::Result<std::unique_ptr<Transaction>> Start(
+      std::shared_ptr<DeltaTable> table, std::shared_ptr<const Snapshot> read_snapshot,
+      TransactionOptions options = {});
+  virtual ~Transaction() = default;
+
+  /// The snapshot read (null for a new table) and the version the commit builds on (-1 for a
+  /// new table).
+  virtual const std::shared_ptr<const Snapshot>& read_snapshot() const = 0;
+  virtual int64_t read_version() const = 0;
+
+  // --- What was read (drives conflict detection) ---
+  /// The operation depends on every file of the table.
+  virtual void ReadWholeTable() = 0;
+  /// The operation read the files matching this partition predicate (SQL text over the
+  /// table's columns; data predicates may be given too, only partition columns are used).
+  virtual void ReadPredicate(const std::string& sql) = 0;
+  /// The operation read these files (add.path values).
+  virtual void ReadFiles(const std::vector<std::string>& paths) = 0;
+  /// The latest `txn` version of `app_id` in the read snapshot; records the app id as read.
+  virtual std::optional<int64_t> ReadTxnVersion(const std::string& app_id) = 0;
+
+  // --- What to commit ---
+  virtual void UpdateMetadata(Metadata metadata) = 0;
+  virtual void UpdateProtocol(Protocol protocol) = 0;
+  virtual void AddFiles(std::vector<AddFile> files) = 0;
+  virtual void RemoveFiles(std::vector<RemoveFile> files) = 0;
+  virtual void SetTxn(std::string app_id, int64_t version) = 0;
+  virtual void SetDomainMetadata(DomainMetadata domain) = 0;
+
+  /// Commits with commitInfo {timestamp, inCommitTimestamp when enabled, operation,
+  /// operationParameters (values JSON-encoded), operationMetrics, readVersion, isolationLevel,
+  /// isBlindAppend, engineInfo, txnId}. On a lost race re-reads the winners, checks conflicts
+  /// (typed errors: ConcurrentAppend, ConcurrentDeleteRead, ConcurrentDeleteDelete,
+  /// MetadataChanged, ProtocolChanged, ConcurrentTransaction) and retries at the next version
+  /// with backoff. Writes a checkpoint when `delta.checkpointInterval` says so. A failed commit
+  /// leaves the log exactly as it was.
+  virtual arrow::Result<CommitResult> Commit(
+      const std::string& operation,
+      const std::map<std::string, std::string>& operation_parameters = {},
+      const std::map<std::string, std::string>& operation_metrics = {}) = 0;
+};
+
+}  // namespace deltacpp

@@ -12,6 +12,7 @@
 
 #include "deltacpp/error.h"
 #include "log/file_action_schema.h"
+#include "log/stats_struct_json.h"
 #include "protocol/path_encoding.h"
 
 namespace deltacpp::internal {
@@ -205,6 +206,12 @@ arrow::Status ExtractAdds(const arrow::ChunkedArray& column,
     if (chunk->null_count() == chunk->length()) continue;
     auto s = std::static_pointer_cast<arrow::StructArray>(chunk);
     ARROW_ASSIGN_OR_RAISE(auto batch, NormalizeCheckpointFileActions(s));
+    if (auto parsed = s->GetFieldByName("stats_parsed");
+        parsed && parsed->type_id() == arrow::Type::STRUCT && !s->GetFieldByName("stats")) {
+      ARROW_ASSIGN_OR_RAISE(auto json,
+                            StatsStructToJson(static_cast<const arrow::StructArray&>(*parsed)));
+      ARROW_ASSIGN_OR_RAISE(batch, batch->SetColumn(kStatsCol, batch->schema()->field(kStatsCol), json));
+    }
     if (chunk->null_count() > 0 && batch->column(kPathCol)->null_count() < chunk->null_count()) {
       // Children of a null struct are not guaranteed null: filter explicitly then.
       ARROW_ASSIGN_OR_RAISE(auto valid, arrow::compute::IsValid(chunk));
@@ -232,9 +239,14 @@ arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetColumns(
   std::vector<int> leaves;
   for (const auto& field : manifest.schema_fields) {
     for (const auto& w : wanted) {
-      if (field.field->name() == w) {
-        CollectLeaves(field, &leaves, {"stats_parsed", "partitionValues_parsed"}, 0);
-      }
+      if (field.field->name() != w) continue;
+      // Typed stats are only read when the JSON `stats` column is absent (checkpoints
+      // written with writeStatsAsStruct only); they are then turned back into JSON.
+      bool has_json_stats = false;
+      for (const auto& child : field.children) has_json_stats |= child.field->name() == "stats";
+      std::vector<std::string> skip = {"partitionValues_parsed"};
+      if (has_json_stats || w != "add") skip.push_back("stats_parsed");
+      CollectLeaves(field, &leaves, skip, 0);
     }
   }
   std::shared_ptr<arrow::Table> table;

@@ -17,20 +17,6 @@ struct ReadArgs {
   OutputChoice out;
 };
 
-std::vector<std::string> SplitColumns(const std::string& s) {
-  std::vector<std::string> cols;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    std::string c = s.substr(start, comma - start);
-    auto b = c.find_first_not_of(' ');
-    auto e = c.find_last_not_of(' ');
-    if (b != std::string::npos) cols.push_back(c.substr(b, e - b + 1));
-    start = comma + 1;
-  }
-  return cols;
-}
 
 arrow::Status Run(const ReadArgs& args) {
   ARROW_ASSIGN_OR_RAISE(auto table, DeltaTable::Open(args.path));
@@ -42,7 +28,7 @@ arrow::Status Run(const ReadArgs& args) {
     ARROW_ASSIGN_OR_RAISE(snapshot, table->SnapshotAt(args.version));
   }
   ScanBuilder builder = snapshot->NewScan();
-  if (!args.columns.empty()) builder.Columns(SplitColumns(args.columns));
+  if (!args.columns.empty()) builder.Columns(SplitList(args.columns));
   if (!args.where.empty()) builder.Filter(args.where);
   ARROW_ASSIGN_OR_RAISE(auto scan, builder.Build());
   ARROW_ASSIGN_OR_RAISE(auto reader, scan->Execute());

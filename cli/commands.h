@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace deltacpp::cli {
 
@@ -19,6 +20,11 @@ Action AddReadCommand(CLI::App& app);
 Action AddHistoryCommand(CLI::App& app);
 Action AddDescribeCommand(CLI::App& app);
 Action AddFilesCommand(CLI::App& app);
+Action AddCreateCommand(CLI::App& app);
+Action AddWriteCommand(CLI::App& app);
+
+/// Splits `a, b,c` into trimmed, non-empty items.
+std::vector<std::string> SplitList(const std::string& text);
 
 /// Prints `status` to stderr as `deltacpp: error: ...` and returns the exit code.
 int ReportError(const arrow::Status& status);

@@ -11,6 +11,21 @@
 
 namespace deltacpp::cli {
 
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    std::string c = s.substr(start, comma - start);
+    auto b = c.find_first_not_of(' ');
+    auto e = c.find_last_not_of(' ');
+    if (b != std::string::npos) items.push_back(c.substr(b, e - b + 1));
+    start = comma + 1;
+  }
+  return items;
+}
+
 int ReportError(const arrow::Status& status) {
   std::string kind;
   if (auto code = GetDeltaErrorCode(status)) kind = std::string(DeltaErrorCodeName(*code)) + ": ";

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   add(deltacpp::cli::AddHistoryCommand);
   add(deltacpp::cli::AddDescribeCommand);
   add(deltacpp::cli::AddFilesCommand);
+  add(deltacpp::cli::AddCreateCommand);
+  add(deltacpp::cli::AddWriteCommand);
   CLI11_PARSE(app, argc, argv);
   if (show_version) {
     fmt::print("deltacpp {}\n", deltacpp::kVersion);

@@ -29,7 +29,9 @@ enum class DeltaErrorCode {
   kMetadataChanged,
   kProtocolChanged,
   kConcurrentTransaction,
-  kConstraintViolation,
+  kConstraintViolation,    ///< NOT NULL, CHECK constraint or replaceWhere violated by new rows
+  kTableAlreadyExists,     ///< CREATE TABLE where a table exists
+  kAppendOnlyViolation,    ///< a data-changing remove on a `delta.appendOnly` table
 };
 
 /// Human-readable name of an error code, e.g. "UnsupportedFeature".

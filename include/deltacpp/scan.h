@@ -23,11 +23,14 @@ struct ScanOptions {
   int64_t batch_size = 64 * 1024;
   /// Files read at the same time.
   int parallelism = 0;  ///< 0: the CPU thread pool's capacity (at least 2)
+  /// When set, only these files (add.path values as in the log) are read.
+  std::optional<std::vector<std::string>> only_files;
 };
 
 /// One file the scan will read.
 struct ScanFile {
   std::string path;           ///< absolute path of the data file
+  std::string log_path;       ///< the file's add.path as recorded in the log
   int64_t size = 0;
   int64_t deleted_rows = 0;   ///< cardinality of its deletion vector, 0 when it has none
 };

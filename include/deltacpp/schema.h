@@ -76,3 +76,10 @@ std::optional<int32_t> FieldId(const arrow::Field& field);
 std::shared_ptr<arrow::Schema> PhysicalSchema(const arrow::Schema& logical, ColumnMappingMode mode);
 
 }  // namespace deltacpp
+
+namespace deltacpp {
+/// Parses column definitions as written in CREATE TABLE: `id long NOT NULL, price
+/// DECIMAL(10,2), tags ARRAY<STRING>, day DATE GENERATED ALWAYS AS (CAST(ts AS DATE))`. Delta
+/// and SQL type names, case-insensitive. InvalidExpression naming the position on errors.
+arrow::Result<std::shared_ptr<arrow::Schema>> SchemaFromDdl(std::string_view ddl);
+}  // namespace deltacpp

@@ -33,6 +33,14 @@ class DeltaTable {
   /// there is no `_delta_log` with a commit, UnsupportedStorage for other schemes.
   static arrow::Result<std::shared_ptr<DeltaTable>> Open(std::string_view location);
 
+  /// A handle for `location` whether or not a table exists there yet (for creating one).
+  /// UnsupportedStorage for schemes other than local paths.
+  static arrow::Result<std::shared_ptr<DeltaTable>> Locate(std::string_view location);
+
+  /// True when the location holds a table (a `_delta_log` with at least one commit or
+  /// checkpoint).
+  arrow::Result<bool> Exists() const;
+
   /// Opens a table on a given store (tests use the in-memory store).
   static arrow::Result<std::shared_ptr<DeltaTable>> Open(std::string table_root,
                                                          std::shared_ptr<LogStore> store);
@@ -72,4 +80,7 @@ namespace deltacpp {
 /// `...+02:00`) into milliseconds since the epoch; zone-less text is UTC. InvalidArgument when
 /// malformed.
 arrow::Result<int64_t> ParseTimestampMillis(std::string_view text);
+
+/// Same as ParseTimestampMillis with microsecond precision.
+arrow::Result<int64_t> ParseTimestampMicros(std::string_view text);
 }  // namespace deltacpp

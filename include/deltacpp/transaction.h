@@ -29,6 +29,11 @@ struct TransactionOptions {
   std::chrono::milliseconds initial_backoff{5};             ///< doubled per attempt (with jitter)
   std::chrono::milliseconds max_backoff{1000};
   std::optional<std::string> user_metadata;
+  /// Row-level writer duties the caller has fulfilled for the rows it commits: any of
+  /// "invariants", "checkConstraints", "generatedColumns". A table that uses one of these
+  /// features (a column with `delta.invariants` or `delta.generationExpression`, a
+  /// `delta.constraints.*` property) is refused with UnsupportedFeature unless it is listed.
+  std::vector<std::string> enforced_features;
 };
 
 /// The outcome of a commit.
@@ -44,9 +49,23 @@ class Transaction {
  public:
   /// Starts a transaction reading `read_snapshot` (null: the table does not exist yet and the
   /// commit will be version 0, which must then stage protocol and metaData).
+  ///
+  /// Errors: InvalidArgument for a null table or invalid options (max_attempts < 1, negative
+  /// backoff, SnapshotIsolation requested: it is only chosen automatically);
+  /// UnsupportedFeature naming the feature when deltacpp cannot write the table (writer version
+  /// above 7, a reader or writer feature it does not support, invariants, CHECK constraints,
+  /// generated or identity columns in use).
   static arrow::Result<std::unique_ptr<Transaction>> Start(
       std::shared_ptr<DeltaTable> table, std::shared_ptr<const Snapshot> read_snapshot,
       TransactionOptions options = {});
+
+  /// Starts the transaction that creates the table at `table_root` on `store`, without a
+  /// DeltaTable handle (any store, the in-memory one included). The commit is version 0 and
+  /// must stage protocol and metaData; if the table gets created concurrently it fails with
+  /// ProtocolChanged. Errors: InvalidArgument for a null store or invalid options.
+  static arrow::Result<std::unique_ptr<Transaction>> StartCreate(std::string table_root,
+                                                                 std::shared_ptr<LogStore> store,
+                                                                 TransactionOptions options = {});
   virtual ~Transaction() = default;
 
   /// The snapshot read (null for a new table) and the version the commit builds on (-1 for a
@@ -70,7 +89,13 @@ class Transaction {
   virtual void UpdateProtocol(Protocol protocol) = 0;
   virtual void AddFiles(std::vector<AddFile> files) = 0;
   virtual void RemoveFiles(std::vector<RemoveFile> files) = 0;
+  /// Adds change-data files (`cdc` actions; dataChange is written as false).
+  virtual void AddCdcFiles(std::vector<CdcFile> files) = 0;
+  /// Records `txn{app_id, version, lastUpdated: commit time}`; one per app id (the last call
+  /// wins). A concurrent commit of a txn for the same app id is a ConcurrentTransaction conflict.
   virtual void SetTxn(std::string app_id, int64_t version) = 0;
+  /// Stages a domainMetadata action (the table must support `domainMetadata`; system domains
+  /// `delta.*` are refused). One per domain (the last call wins).
   virtual void SetDomainMetadata(DomainMetadata domain) = 0;
 
   /// Commits with commitInfo {timestamp, inCommitTimestamp when enabled, operation,
@@ -80,6 +105,14 @@ class Transaction {
   /// MetadataChanged, ProtocolChanged, ConcurrentTransaction) and retries at the next version
   /// with backoff. Writes a checkpoint when `delta.checkpointInterval` says so. A failed commit
   /// leaves the log exactly as it was.
+  ///
+  /// Other errors: InvalidArgument for an invalid commit (version 0 without protocol and
+  /// metaData, partition values that do not match the partition columns, a path added or
+  /// removed twice, a protocol with reader version 3 and writer version below 7, a second
+  /// Commit() of the same transaction); AppendOnlyViolation for a data-changing remove on a
+  /// `delta.appendOnly` table; InvalidExpression for a read predicate that does not bind;
+  /// VersionExists when `max_attempts` attempts all lost their race. A transaction commits at
+  /// most once: after Commit() returns, whatever the outcome, start a new one.
   virtual arrow::Result<CommitResult> Commit(
       const std::string& operation,
       const std::map<std::string, std::string>& operation_parameters = {},

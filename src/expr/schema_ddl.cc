@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "deltacpp/schema.h"
 #include "expr/lexer.h"
 #include "util/uri.h"
 
@@ -261,3 +262,9 @@ arrow::Result<std::shared_ptr<arrow::DataType>> ParseTypeName(std::string_view t
 }
 
 }  // namespace deltacpp::internal
+
+namespace deltacpp {
+arrow::Result<std::shared_ptr<arrow::Schema>> SchemaFromDdl(std::string_view ddl) {
+  return internal::ParseColumnDefinitions(ddl);
+}
+}  // namespace deltacpp

@@ -22,6 +22,18 @@ arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Open(std::string_view loc
   return Open(std::move(resolved.first), std::move(resolved.second));
 }
 
+arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Locate(std::string_view location) {
+  Initialize();
+  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveTableLocation(location));
+  return std::shared_ptr<DeltaTable>(
+      new DeltaTable(std::move(resolved.first), std::move(resolved.second)));
+}
+
+arrow::Result<bool> DeltaTable::Exists() const {
+  ARROW_ASSIGN_OR_RAISE(auto files, internal::ListLogFiles(*store_, root_));
+  return !files.empty();
+}
+
 arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Open(std::string table_root,
                                                             std::shared_ptr<LogStore> store) {
   Initialize();
@@ -138,15 +150,19 @@ std::vector<std::string> Snapshot::table_features() const {
 
 namespace deltacpp {
 
-arrow::Result<int64_t> ParseTimestampMillis(std::string_view text) {
+arrow::Result<int64_t> ParseTimestampMicros(std::string_view text) {
   auto ts = internal::ParseTimestamp(text);
   if (!ts) {
     return DeltaError(DeltaErrorCode::kInvalidArgument,
                       fmt::format("'{}' is not an ISO-8601 timestamp (e.g. 2024-01-15T10:00:00Z)",
                                   text));
   }
+  return ts->micros;
+}
+
+arrow::Result<int64_t> ParseTimestampMillis(std::string_view text) {
+  ARROW_ASSIGN_OR_RAISE(int64_t us, ParseTimestampMicros(text));
   // Floor division keeps pre-1970 instants correct.
-  int64_t us = ts->micros;
   return us >= 0 ? us / 1000 : -((-us + 999) / 1000);
 }
 

@@ -22,3 +22,28 @@ arrow::Status CheckReadSupported(const Protocol& protocol, const std::string& ta
 std::vector<std::string> EffectiveFeatures(const Protocol& protocol);
 
 }  // namespace deltacpp::internal
+
+#include <arrow/type_fwd.h>
+
+#include <map>
+#include <set>
+
+namespace deltacpp::internal {
+
+/// The lowest protocol a table with this schema and configuration needs, as delta-spark picks
+/// it for new tables: (1,2) for a plain table, legacy versions while only legacy features are
+/// needed ((1,3) CHECK constraints, (1,4) generated columns / change data feed, (2,5) column
+/// mapping, (1,6) identity columns), and table features ((3,7) or (1,7)) listing exactly what
+/// is needed once a feature without a legacy version is involved. `extra_features` are named
+/// explicitly (`delta.feature.<name>=supported`). Unknown feature names are UnsupportedFeature.
+arrow::Result<Protocol> RequiredProtocol(const arrow::Schema& schema,
+                                         const std::map<std::string, std::string>& configuration,
+                                         const std::set<std::string>& extra_features);
+
+/// True when the feature is a reader-writer feature (listed in both lists).
+bool IsReaderWriterFeature(std::string_view feature);
+
+/// Raises `base` so that it also supports everything `needed` does (never lowers it).
+Protocol MergeProtocols(const Protocol& base, const Protocol& needed);
+
+}  // namespace deltacpp::internal

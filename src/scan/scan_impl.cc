@@ -260,7 +260,10 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
           snap.column_mapping_mode() == ColumnMappingMode::kNone ? name : PhysicalName(*f), f);
     }
 
+    std::set<std::string_view> wanted;
+    if (options_.only_files) wanted.insert(options_.only_files->begin(), options_.only_files->end());
     for (int64_t row = 0; row < files->num_rows(); ++row) {
+      if (options_.only_files && !wanted.count(paths.GetView(row))) continue;
       std::string raw_path(paths.GetView(row));
       // Partition values of this file.
       std::map<std::string, std::optional<std::string>> raw_values;
@@ -322,6 +325,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
         pf.task.deletion_vector = std::move(d);
       }
       pf.info.path = pf.task.path;
+      pf.info.log_path = raw_path;
       pf.info.size = pf.task.size;
       planned.push_back(std::move(pf));
     }

@@ -26,6 +26,8 @@ const char* DeltaErrorCodeName(DeltaErrorCode code) {
     case DeltaErrorCode::kProtocolChanged: return "ProtocolChanged";
     case DeltaErrorCode::kConcurrentTransaction: return "ConcurrentTransaction";
     case DeltaErrorCode::kConstraintViolation: return "ConstraintViolation";
+    case DeltaErrorCode::kTableAlreadyExists: return "TableAlreadyExists";
+    case DeltaErrorCode::kAppendOnlyViolation: return "AppendOnlyViolation";
   }
   return "Unknown";
 }
@@ -45,6 +47,7 @@ arrow::Status DeltaError(DeltaErrorCode code, std::string message) {
       arrow_code = arrow::StatusCode::KeyError;
       break;
     case DeltaErrorCode::kVersionExists:
+    case DeltaErrorCode::kTableAlreadyExists:
       arrow_code = arrow::StatusCode::AlreadyExists;
       break;
     case DeltaErrorCode::kUnsupportedFeature:

@@ -31,17 +31,36 @@ struct DataWriterOptions {
 
 /// Streams batches (already in the table's logical schema, partition columns included) into
 /// Parquet files; one open file per partition, rolled over at the target size.
+///
+/// Layout: Hive folders `<col>=<escaped value>/` per partition column (null and empty values as
+/// `__HIVE_DEFAULT_PARTITION__`), or with column mapping a random two-character folder per file;
+/// names `part-<5-digit counter>-<uuid>.c000.<codec>.parquet` (no codec part when
+/// uncompressed). Files hold the non-partition, non-void columns under their physical names
+/// (with Parquet field ids under column mapping), all declared optional, timestamps as INT64
+/// microseconds. Row groups are cut at min(target size, 64 MiB) of buffered Arrow data and a file
+/// is finished once its written bytes reach the target size. NOT NULL and CHECK constraints are
+/// the caller's to enforce. Not thread-safe.
 class DataWriter {
  public:
+  /// Validates the options: unknown or nested partition columns, an unknown or unavailable
+  /// codec, a non-positive target size, num_indexed_cols < -1 or unknown stats_columns ->
+  /// kInvalidArgument (kUnsupportedFeature for nested partition columns); void inside arrays
+  /// or maps, all-void structs, or no column left for the data files -> kSchemaMismatch.
+  /// A null `fs` means the local filesystem.
   static arrow::Result<std::unique_ptr<DataWriter>> Make(DataWriterOptions options);
   virtual ~DataWriter() = default;
-  /// Writes one batch; rows are routed to their partition's file.
+  /// Writes one batch; rows are routed to their partition's file. The batch's columns must be
+  /// the table schema's, in order (names compared case-insensitively; types equal up to field
+  /// names inside lists and maps and the zone name of zoned timestamps), else kSchemaMismatch.
+  /// Invalid after Finish or Abort.
   virtual arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) = 0;
   /// Closes every file and returns their add actions (paths relative to the table root,
   /// URI-encoded; partitionValues keyed by physical names; stats JSON with numRecords,
-  /// minValues, maxValues, nullCount, tightBounds).
+  /// minValues, maxValues, nullCount, tightBounds; see FileStatsCollector), in file-creation
+  /// order. Invalid when called twice or after Abort.
   virtual arrow::Result<std::vector<AddFile>> Finish() = 0;
-  /// Deletes every file written so far (used when the write fails before committing).
+  /// Deletes every file written so far (used when the write fails before committing), also after
+  /// Finish; the writer is unusable afterwards. Directories it created are left in place.
   virtual arrow::Status Abort() = 0;
 };
 

@@ -1,0 +1,60 @@
+// Writing data: append, overwrite, overwrite with replaceWhere, dynamic partition overwrite,
+// with schema enforcement/evolution and idempotent (txnAppId/txnVersion) commits.
+#pragma once
+
+#include <arrow/api.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "deltacpp/transaction.h"
+
+namespace deltacpp {
+
+/// How new data relates to the existing rows.
+enum class WriteMode { kAppend, kOverwrite };
+
+/// Write settings.
+struct WriteOptions {
+  WriteMode mode = WriteMode::kAppend;
+  /// Overwrite only the rows matching this predicate; new rows must match it too.
+  std::optional<std::string> replace_where;
+  /// Overwrite only the partitions present in the new data.
+  bool dynamic_partition_overwrite = false;
+  /// Partition columns when the write creates the table (must match an existing table's).
+  std::vector<std::string> partition_by;
+  /// Add new columns of the input to the table schema.
+  bool merge_schema = false;
+  /// With kOverwrite: replace the table schema with the input's.
+  bool overwrite_schema = false;
+  /// Idempotent writes: skipped when the table already recorded `txn_version` (or a later one)
+  /// for `txn_app_id`; otherwise the txn action is committed with the data.
+  std::optional<std::string> txn_app_id;
+  std::optional<int64_t> txn_version;
+  /// Properties for a table the write creates.
+  std::map<std::string, std::string> properties;
+  TransactionOptions transaction;
+};
+
+/// Outcome of a write.
+struct WriteResult {
+  std::optional<int64_t> version;  ///< nullopt when skipped
+  bool skipped = false;            ///< the txn version was already recorded
+  int64_t num_files = 0;
+  int64_t num_rows = 0;
+  int64_t num_bytes = 0;
+  int64_t num_removed_files = 0;
+};
+
+/// Writes `input` to the table at `location`, creating the table when there is none (operation
+/// WRITE). Streams the input; a failure before the commit deletes the files written and leaves
+/// the log untouched. Errors: SchemaMismatch (naming the columns and types),
+/// ConstraintViolation (NOT NULL, CHECK, replaceWhere), the commit conflicts of Transaction.
+arrow::Result<WriteResult> WriteTable(std::string_view location,
+                                      std::shared_ptr<arrow::RecordBatchReader> input,
+                                      const WriteOptions& options);
+
+}  // namespace deltacpp

@@ -1,0 +1,128 @@
+#include "ops/op_util.h"
+
+#include <fmt/core.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <chrono>
+#include <random>
+
+#include "deltacpp/error.h"
+#include "log/file_action_schema.h"
+
+namespace deltacpp::internal {
+
+std::string JsonStringArray(const std::vector<std::string>& values) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartArray();
+  for (const auto& v : values) w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
+  w.EndArray();
+  return buf.GetString();
+}
+
+std::string JsonStringObject(const std::map<std::string, std::string>& values) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  for (const auto& [k, v] : values) {
+    w.Key(k.c_str(), static_cast<rapidjson::SizeType>(k.size()));
+    w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
+  }
+  w.EndObject();
+  return buf.GetString();
+}
+
+std::string JsonQuote(const std::string& value) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
+  return buf.GetString();
+}
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string RandomUuid() {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  uint64_t hi = rng(), lo = rng();
+  hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
+  lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // variant 10
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF,
+                     hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFULL);
+}
+
+std::map<std::string, std::optional<std::string>> PartitionValuesOf(const arrow::RecordBatch& files,
+                                                                    int64_t row) {
+  std::map<std::string, std::optional<std::string>> out;
+  const auto& pvs = static_cast<const arrow::MapArray&>(*files.column(kPartitionValuesCol));
+  if (pvs.IsNull(row)) return out;
+  const auto& keys = static_cast<const arrow::StringArray&>(*pvs.keys());
+  const auto& items = static_cast<const arrow::StringArray&>(*pvs.items());
+  for (int64_t j = pvs.value_offset(row); j < pvs.value_offset(row + 1); ++j) {
+    std::optional<std::string> v;
+    if (items.IsValid(j)) v = std::string(items.GetView(j));
+    out.emplace(std::string(keys.GetView(j)), std::move(v));
+  }
+  return out;
+}
+
+RemoveFile RemoveForLiveFile(const arrow::RecordBatch& files, int64_t row, int64_t now_ms) {
+  RemoveFile r;
+  r.path = std::string(static_cast<const arrow::StringArray&>(*files.column(kPathCol)).GetView(row));
+  r.deletion_timestamp = now_ms;
+  r.data_change = true;
+  r.extended_file_metadata = true;
+  r.partition_values = PartitionValuesOf(files, row);
+  const auto& size = static_cast<const arrow::Int64Array&>(*files.column(kSizeCol));
+  if (size.IsValid(row)) r.size = size.Value(row);
+  const auto& stats = static_cast<const arrow::StringArray&>(*files.column(kStatsCol));
+  if (stats.IsValid(row)) r.stats = std::string(stats.GetView(row));
+  const auto& tags = static_cast<const arrow::MapArray&>(*files.column(kTagsCol));
+  if (tags.IsValid(row)) {
+    const auto& k = static_cast<const arrow::StringArray&>(*tags.keys());
+    const auto& v = static_cast<const arrow::StringArray&>(*tags.items());
+    for (int64_t j = tags.value_offset(row); j < tags.value_offset(row + 1); ++j) {
+      if (v.IsValid(j)) r.tags.emplace(std::string(k.GetView(j)), std::string(v.GetView(j)));
+    }
+  }
+  const auto& dv = static_cast<const arrow::StructArray&>(*files.column(kDeletionVectorCol));
+  if (dv.IsValid(row)) {
+    DeletionVectorDescriptor d;
+    d.storage_type = std::string(
+        static_cast<const arrow::StringArray&>(*dv.field(kDvStorageType)).GetView(row));
+    d.path_or_inline_dv = std::string(
+        static_cast<const arrow::StringArray&>(*dv.field(kDvPathOrInlineDv)).GetView(row));
+    const auto& off = static_cast<const arrow::Int32Array&>(*dv.field(kDvOffset));
+    if (off.IsValid(row)) d.offset = off.Value(row);
+    d.size_in_bytes = static_cast<const arrow::Int32Array&>(*dv.field(kDvSizeInBytes)).Value(row);
+    d.cardinality = static_cast<const arrow::Int64Array&>(*dv.field(kDvCardinality)).Value(row);
+    r.deletion_vector = std::move(d);
+  }
+  const auto& base = static_cast<const arrow::Int64Array&>(*files.column(kBaseRowIdCol));
+  if (base.IsValid(row)) r.base_row_id = base.Value(row);
+  const auto& drcv =
+      static_cast<const arrow::Int64Array&>(*files.column(kDefaultRowCommitVersionCol));
+  if (drcv.IsValid(row)) r.default_row_commit_version = drcv.Value(row);
+  return r;
+}
+
+arrow::Result<int64_t> IntProperty(const std::map<std::string, std::string>& props,
+                                   const std::string& key, int64_t fallback) {
+  auto it = props.find(key);
+  if (it == props.end()) return fallback;
+  try {
+    size_t used = 0;
+    int64_t v = std::stoll(it->second, &used);
+    if (used != it->second.size()) throw std::invalid_argument("trailing");
+    return v;
+  } catch (...) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("table property {}='{}' is not an integer", key, it->second));
+  }
+}
+
+}  // namespace deltacpp::internal

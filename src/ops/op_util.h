@@ -1,0 +1,42 @@
+// Small pieces every operation needs: JSON text for commitInfo parameters, remove actions for
+// live files, table-property lookups, time and ids.
+#pragma once
+
+#include <arrow/api.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "deltacpp/actions.h"
+#include "deltacpp/snapshot.h"
+
+namespace deltacpp::internal {
+
+/// `["a","b"]`.
+std::string JsonStringArray(const std::vector<std::string>& values);
+/// `{"k":"v",...}`.
+std::string JsonStringObject(const std::map<std::string, std::string>& values);
+/// A JSON string literal of `value`.
+std::string JsonQuote(const std::string& value);
+
+/// Milliseconds since the epoch.
+int64_t NowMillis();
+/// A random RFC 4122 version 4 UUID.
+std::string RandomUuid();
+
+/// A remove action for live file `row` of `files` (a Snapshot::files() batch), with
+/// deletionTimestamp `now_ms`, extendedFileMetadata, partition values, size, stats, tags, DV and
+/// row-tracking fields copied from the add.
+RemoveFile RemoveForLiveFile(const arrow::RecordBatch& files, int64_t row, int64_t now_ms);
+
+/// Partition values of live file `row` (keys as in the log).
+std::map<std::string, std::optional<std::string>> PartitionValuesOf(const arrow::RecordBatch& files,
+                                                                    int64_t row);
+
+/// Integer table property, or `fallback` when absent; InvalidArgument when not a number.
+arrow::Result<int64_t> IntProperty(const std::map<std::string, std::string>& props,
+                                   const std::string& key, int64_t fallback);
+
+}  // namespace deltacpp::internal

@@ -1,0 +1,285 @@
+// WRITE: append / overwrite / replaceWhere / dynamic partition overwrite of Arrow data.
+#include <arrow/compute/api.h>
+#include <fmt/core.h>
+
+#include <set>
+
+#include "deltacpp/error.h"
+#include "deltacpp/ops/write.h"
+#include "deltacpp/scan.h"
+#include "expr/binder.h"
+#include "expr/parser.h"
+#include "expr/to_arrow.h"
+#include "log/file_action_schema.h"
+#include "ops/op_util.h"
+#include "ops/row_constraints.h"
+#include "ops/schema_alignment.h"
+#include "ops/table_definition.h"
+#include "protocol/schema_json.h"
+#include "util/uri.h"
+#include "write/data_writer.h"
+
+namespace deltacpp {
+
+using namespace internal;  // NOLINT: operations glue the internal layers together
+
+namespace {
+
+DataWriterOptions WriterOptionsFor(const std::string& root,
+                                   const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                   const std::shared_ptr<arrow::Schema>& schema,
+                                   const Metadata& metadata) {
+  DataWriterOptions o;
+  o.table_root = root;
+  o.fs = fs;
+  o.table_schema = schema;
+  o.partition_columns = metadata.partition_columns;
+  o.column_mapping_mode = ParseColumnMappingMode(metadata.configuration).ValueOr(ColumnMappingMode::kNone);
+  o.target_file_size =
+      IntProperty(metadata.configuration, "delta.targetFileSize", o.target_file_size).ValueOr(o.target_file_size);
+  o.num_indexed_cols = static_cast<int32_t>(
+      IntProperty(metadata.configuration, "delta.dataSkippingNumIndexedCols", 32).ValueOr(32));
+  auto sc = metadata.configuration.find("delta.dataSkippingStatsColumns");
+  if (sc != metadata.configuration.end()) {
+    std::vector<std::string> cols;
+    size_t start = 0;
+    const std::string& v = sc->second;
+    while (start <= v.size()) {
+      size_t comma = v.find(',', start);
+      if (comma == std::string::npos) comma = v.size();
+      std::string c = v.substr(start, comma - start);
+      auto b = c.find_first_not_of(' ');
+      auto e = c.find_last_not_of(' ');
+      if (b != std::string::npos) cols.push_back(c.substr(b, e - b + 1));
+      start = comma + 1;
+    }
+    o.stats_columns = cols;
+  }
+  return o;
+}
+
+// Rewrites the live files the replaceWhere predicate touches: files whose every row matches
+// are removed, files with some matching rows are rewritten with the other rows.
+arrow::Status ApplyReplaceWhere(const Snapshot& snapshot, const std::string& predicate,
+                                DataWriter& writer, Transaction& txn,
+                                std::vector<RemoveFile>* removes) {
+  ARROW_ASSIGN_OR_RAISE(auto candidates, snapshot.NewScan().Filter(predicate).Build());
+  ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(predicate));
+  ARROW_ASSIGN_OR_RAISE(auto bound, BindPredicate(parsed, *snapshot.schema()));
+  ARROW_ASSIGN_OR_RAISE(auto keep_expr, ToArrowFilter(bound));
+  // Rows to keep: where the predicate is not TRUE.
+  keep_expr = arrow::compute::not_(keep_expr);
+  ARROW_ASSIGN_OR_RAISE(keep_expr, keep_expr.Bind(*snapshot.schema()));
+  std::map<std::string, int64_t> row_of;
+  const auto& paths = static_cast<const arrow::StringArray&>(*snapshot.files()->column(kPathCol));
+  for (int64_t i = 0; i < paths.length(); ++i) row_of[std::string(paths.GetView(i))] = i;
+  std::vector<std::string> read;
+  const int64_t now = NowMillis();
+  for (const auto& file : candidates->files()) {
+    read.push_back(file.log_path);
+    ScanOptions only;
+    only.only_files = std::vector<std::string>{file.log_path};
+    ARROW_ASSIGN_OR_RAISE(auto scan, snapshot.NewScan().Options(only).Build());
+    ARROW_ASSIGN_OR_RAISE(auto rows, scan->ToTable());
+    ARROW_ASSIGN_OR_RAISE(auto batch, rows->CombineChunksToBatch());
+    ARROW_ASSIGN_OR_RAISE(auto keep, arrow::compute::ExecuteScalarExpression(
+                                         keep_expr, arrow::compute::ExecBatch(*batch)));
+    std::shared_ptr<arrow::Array> mask = keep.is_array() ? keep.make_array() : nullptr;
+    if (!mask) {
+      ARROW_ASSIGN_OR_RAISE(mask, arrow::MakeArrayFromScalar(*keep.scalar(), batch->num_rows()));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto kept_datum, arrow::compute::Filter(batch, mask));
+    auto kept = kept_datum.record_batch();
+    if (kept->num_rows() == batch->num_rows()) continue;  // nothing in this file matches
+    removes->push_back(RemoveForLiveFile(*snapshot.files(), row_of.at(file.log_path), now));
+    if (kept->num_rows() > 0) ARROW_RETURN_NOT_OK(writer.Write(kept));
+  }
+  txn.ReadPredicate(predicate);
+  txn.ReadFiles(read);
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+arrow::Result<WriteResult> WriteTable(std::string_view location,
+                                      std::shared_ptr<arrow::RecordBatchReader> input,
+                                      const WriteOptions& options) {
+  if (options.txn_app_id.has_value() != options.txn_version.has_value()) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      "txnAppId and txnVersion must be given together");
+  }
+  if (options.overwrite_schema && options.mode != WriteMode::kOverwrite) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument, "overwriteSchema needs mode overwrite");
+  }
+  if ((options.replace_where || options.dynamic_partition_overwrite) &&
+      options.mode != WriteMode::kOverwrite) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      "replaceWhere and dynamic partition overwrite need mode overwrite");
+  }
+  if (options.replace_where && options.dynamic_partition_overwrite) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      "replaceWhere and dynamic partition overwrite cannot be combined");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto table, DeltaTable::Locate(location));
+  ARROW_ASSIGN_OR_RAISE(bool exists, table->Exists());
+  std::shared_ptr<const Snapshot> snapshot;
+  if (exists) {
+    ARROW_ASSIGN_OR_RAISE(auto latest, table->Latest());
+    snapshot = latest;
+  }
+  // CHECK constraints are checked on every row below (RowConstraints).
+  TransactionOptions txn_options = options.transaction;
+  txn_options.enforced_features.push_back("checkConstraints");
+  ARROW_ASSIGN_OR_RAISE(auto txn, Transaction::Start(table, snapshot, txn_options));
+
+  WriteResult result;
+  if (options.txn_app_id) {
+    auto recorded = txn->ReadTxnVersion(*options.txn_app_id);
+    if (recorded && *recorded >= *options.txn_version) {
+      result.skipped = true;
+      return result;
+    }
+  }
+
+  // The schema and metadata this write commits against.
+  Metadata metadata;
+  std::shared_ptr<arrow::Schema> table_schema;
+  bool metadata_changed = false;
+  std::optional<Protocol> new_protocol;
+  const auto input_schema = input->schema();
+  if (!snapshot || options.overwrite_schema) {
+    std::vector<std::string> partitions = options.partition_by;
+    if (snapshot && partitions.empty() && !options.overwrite_schema) {
+      partitions = snapshot->partition_columns();
+    }
+    std::map<std::string, std::string> props = options.properties;
+    if (snapshot) {
+      for (const auto& [k, v] : snapshot->properties()) props.emplace(k, v);
+    }
+    std::optional<std::string> id;
+    if (snapshot) id = snapshot->metadata().id;
+    ARROW_ASSIGN_OR_RAISE(auto def, BuildTableDefinition(input_schema, partitions, props, {}, {},
+                                                         {}, id));
+    metadata = def.metadata;
+    table_schema = def.schema;
+    metadata_changed = true;
+    if (!snapshot) new_protocol = def.protocol;
+  } else {
+    metadata = snapshot->metadata();
+    if (!options.partition_by.empty()) {
+      bool same = options.partition_by.size() == metadata.partition_columns.size();
+      for (size_t i = 0; same && i < options.partition_by.size(); ++i) {
+        same = EqualsIgnoreCase(options.partition_by[i], metadata.partition_columns[i]);
+      }
+      if (!same) {
+        return DeltaError(DeltaErrorCode::kInvalidArgument,
+                          fmt::format("table {} is partitioned by {}, the write asks for {}",
+                                      table->root(), JsonStringArray(metadata.partition_columns),
+                                      JsonStringArray(options.partition_by)));
+      }
+    }
+    table_schema = snapshot->schema();
+  }
+
+  ARROW_ASSIGN_OR_RAISE(auto alignment, AlignSchemas(*table_schema, *input_schema,
+                                                     options.merge_schema));
+  if (alignment.schema_changed) {
+    ARROW_ASSIGN_OR_RAISE(metadata.schema_string, SchemaToDeltaJson(*alignment.table_schema));
+    metadata_changed = true;
+  }
+  ARROW_ASSIGN_OR_RAISE(auto constraints,
+                        RowConstraints::Make(alignment.table_schema, metadata.configuration,
+                                             options.replace_where));
+
+  ARROW_ASSIGN_OR_RAISE(auto writer,
+                        DataWriter::Make(WriterOptionsFor(table->root(), table->store()->filesystem(),
+                                                          alignment.table_schema, metadata)));
+  auto fail = [&](const arrow::Status& st) -> arrow::Status {
+    (void)writer->Abort();
+    return st;
+  };
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    auto st = input->ReadNext(&batch);
+    if (!st.ok()) return fail(st);
+    if (!batch) break;
+    auto conformed = ConformBatch(alignment, batch);
+    if (!conformed.ok()) return fail(conformed.status());
+    st = constraints.Check(**conformed);
+    if (!st.ok()) return fail(st);
+    result.num_rows += batch->num_rows();
+    st = writer->Write(*conformed);
+    if (!st.ok()) return fail(st);
+  }
+
+  std::vector<RemoveFile> removes;
+  if (snapshot && options.mode == WriteMode::kOverwrite) {
+    const int64_t now = NowMillis();
+    if (options.replace_where) {
+      auto st = ApplyReplaceWhere(*snapshot, *options.replace_where, *writer, *txn, &removes);
+      if (!st.ok()) return fail(st);
+    } else if (!options.dynamic_partition_overwrite) {
+      txn->ReadWholeTable();
+      for (int64_t i = 0; i < snapshot->num_files(); ++i) {
+        removes.push_back(RemoveForLiveFile(*snapshot->files(), i, now));
+      }
+    }
+  }
+  auto added = writer->Finish();
+  if (!added.ok()) return fail(added.status());
+  if (snapshot && options.dynamic_partition_overwrite) {
+    if (metadata.partition_columns.empty()) {
+      return fail(DeltaError(DeltaErrorCode::kInvalidArgument,
+                             "dynamic partition overwrite needs a partitioned table"));
+    }
+    std::set<std::map<std::string, std::optional<std::string>>> touched;
+    for (const auto& a : *added) touched.insert(a.partition_values);
+    const int64_t now = NowMillis();
+    std::vector<std::string> read;
+    for (int64_t i = 0; i < snapshot->num_files(); ++i) {
+      if (touched.count(PartitionValuesOf(*snapshot->files(), i))) {
+        removes.push_back(RemoveForLiveFile(*snapshot->files(), i, now));
+        read.push_back(removes.back().path);
+      }
+    }
+    txn->ReadFiles(read);
+    txn->ReadWholeTable();
+  }
+
+  for (const auto& a : *added) result.num_bytes += a.size;
+  result.num_files = static_cast<int64_t>(added->size());
+  result.num_removed_files = static_cast<int64_t>(removes.size());
+  int64_t removed_bytes = 0;
+  for (const auto& r : removes) removed_bytes += r.size.value_or(0);
+
+  if (new_protocol) txn->UpdateProtocol(*new_protocol);
+  if (metadata_changed) txn->UpdateMetadata(metadata);
+  if (options.txn_app_id) txn->SetTxn(*options.txn_app_id, *options.txn_version);
+  txn->RemoveFiles(std::move(removes));
+  txn->AddFiles(std::move(*added));
+
+  std::map<std::string, std::string> params = {
+      {"mode", options.mode == WriteMode::kAppend ? "Append" : "Overwrite"},
+      {"partitionBy", JsonStringArray(metadata.partition_columns)},
+  };
+  if (options.replace_where) params["predicate"] = JsonStringArray({*options.replace_where});
+  if (options.dynamic_partition_overwrite) params["partitionOverwriteMode"] = "DYNAMIC";
+  std::map<std::string, std::string> metrics = {
+      {"numFiles", std::to_string(result.num_files)},
+      {"numOutputRows", std::to_string(result.num_rows)},
+      {"numOutputBytes", std::to_string(result.num_bytes)},
+  };
+  if (options.mode == WriteMode::kOverwrite) {
+    metrics["numRemovedFiles"] = std::to_string(result.num_removed_files);
+    metrics["numRemovedBytes"] = std::to_string(removed_bytes);
+  }
+  auto committed = txn->Commit("WRITE", params, metrics);
+  if (!committed.ok()) {
+    (void)writer->Abort();
+    return committed.status();
+  }
+  result.version = committed->version;
+  return result;
+}
+
+}  // namespace deltacpp

@@ -1,0 +1,67 @@
+// Serializes Delta log actions as compact one-line JSON, the form commit files hold.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/actions.h"
+
+namespace deltacpp::internal {
+
+/// The `commitInfo` fields deltacpp writes. Absent optionals and empty maps are left out, except
+/// `operationParameters`, which is always written (`{}` when empty).
+struct CommitInfoFields {
+  std::optional<int64_t> in_commit_timestamp;  ///< written first when present
+  int64_t timestamp = 0;                       ///< ms since the epoch, wall clock
+  std::string operation;                       ///< empty is written as "UNKNOWN"
+  /// Values are already JSON-encoded text (e.g. `[]` for partitionBy) and written as strings.
+  std::map<std::string, std::string> operation_parameters;
+  std::optional<int64_t> read_version;
+  std::optional<std::string> isolation_level;  ///< Serializable | WriteSerializable | SnapshotIsolation
+  std::optional<bool> is_blind_append;
+  std::map<std::string, std::string> operation_metrics;
+  std::optional<std::string> user_metadata;
+  std::map<std::string, std::string> tags;
+  std::optional<std::string> engine_info;
+  std::optional<std::string> txn_id;
+};
+
+/// `{"commitInfo":{...}}`.
+std::string CommitInfoToJson(const CommitInfoFields& info);
+
+/// `{"protocol":{...}}`; readerFeatures only for reader version 3 and writerFeatures only for
+/// writer version 7 (an empty list when the struct has none).
+std::string ProtocolToJson(const Protocol& protocol);
+
+/// `{"metaData":{...}}` with id, name/description when set, format, schemaString,
+/// partitionColumns, configuration and createdTime when set.
+std::string MetadataToJson(const Metadata& metadata);
+
+/// `{"add":{...}}`. partitionValues is always written (null values as JSON null); stats, tags
+/// (when not empty), deletionVector, baseRowId, defaultRowCommitVersion and clusteringProvider
+/// only when set.
+std::string AddFileToJson(const AddFile& add);
+
+/// `{"remove":{...}}`. deletionTimestamp, size, stats, tags, deletionVector, baseRowId and
+/// defaultRowCommitVersion only when set; partitionValues when extendedFileMetadata is true or
+/// the map is not empty.
+std::string RemoveFileToJson(const RemoveFile& remove);
+
+/// `{"txn":{"appId":..,"version":..,"lastUpdated":..}}` (lastUpdated when set).
+std::string TxnToJson(const Txn& txn);
+
+/// `{"domainMetadata":{"domain":..,"configuration":..,"removed":..}}`.
+std::string DomainMetadataToJson(const DomainMetadata& domain);
+
+/// `{"cdc":{"path":..,"partitionValues":{..},"size":..,"dataChange":..,"tags":{..}}}` (tags
+/// when not empty).
+std::string CdcFileToJson(const CdcFile& cdc);
+
+/// Joins action lines into the content of a commit file: one line each, every line ending in
+/// `\n`.
+std::string JoinActionLines(const std::vector<std::string>& lines);
+
+}  // namespace deltacpp::internal

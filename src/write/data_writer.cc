@@ -1,0 +1,651 @@
+#include "write/data_writer.h"
+
+#include <arrow/compute/api.h>
+#include <arrow/compute/row/grouper.h>
+#include <arrow/filesystem/localfs.h>
+#include <arrow/util/byte_size.h>
+#include <arrow/util/compression.h>
+#include <fmt/core.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/properties.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+#include <set>
+
+#include "deltacpp/api.h"
+#include "deltacpp/error.h"
+#include "protocol/partition_values.h"
+#include "protocol/path_encoding.h"
+#include "util/uri.h"
+#include "write/stats_collector.h"
+
+namespace deltacpp::internal {
+
+namespace {
+
+// Row groups are cut when the Arrow data buffered for them reaches this size (or the target file
+// size when that is smaller). The file size is checked after every row group.
+constexpr int64_t kMaxRowGroupBytes = 64LL << 20;
+// Data buffered for unwritten row groups across all open files; beyond it the largest buffers are
+// written out early.
+constexpr int64_t kMaxBufferedBytes = 256LL << 20;
+// Files open at the same time; beyond it the least recently written file is finished.
+constexpr size_t kMaxOpenFiles = 128;
+constexpr char kHiveDefaultPartition[] = "__HIVE_DEFAULT_PARTITION__";
+constexpr int kRandomPrefixLength = 2;
+
+struct CodecChoice {
+  arrow::Compression::type codec;
+  std::string extension;  // inserted before ".parquet", e.g. ".snappy"
+};
+
+arrow::Result<CodecChoice> ResolveCodec(const std::string& name) {
+  static const std::pair<const char*, CodecChoice> kCodecs[] = {
+      {"snappy", {arrow::Compression::SNAPPY, ".snappy"}},
+      {"zstd", {arrow::Compression::ZSTD, ".zstd"}},
+      {"gzip", {arrow::Compression::GZIP, ".gz"}},
+      {"lz4", {arrow::Compression::LZ4, ".lz4raw"}},
+      {"lz4_raw", {arrow::Compression::LZ4, ".lz4raw"}},
+      {"brotli", {arrow::Compression::BROTLI, ".br"}},
+      {"uncompressed", {arrow::Compression::UNCOMPRESSED, ""}},
+      {"none", {arrow::Compression::UNCOMPRESSED, ""}},
+  };
+  for (const auto& [key, choice] : kCodecs) {
+    if (!EqualsIgnoreCase(name, key)) continue;
+    if (!arrow::util::Codec::IsAvailable(choice.codec)) {
+      return DeltaError(DeltaErrorCode::kInvalidArgument,
+                        fmt::format("compression codec '{}' is not available in this build", name));
+    }
+    return choice;
+  }
+  return DeltaError(DeltaErrorCode::kInvalidArgument,
+                    fmt::format("unknown Parquet compression codec '{}' (expected snappy, zstd, "
+                                "gzip, lz4, brotli or uncompressed)",
+                                name));
+}
+
+bool IsNestedType(const arrow::DataType& type) {
+  return type.id() == arrow::Type::STRUCT || type.id() == arrow::Type::LIST ||
+         type.id() == arrow::Type::LARGE_LIST || type.id() == arrow::Type::MAP ||
+         type.id() == arrow::Type::FIXED_SIZE_LIST;
+}
+
+// Refuses the void placements the protocol forbids in data files.
+arrow::Status CheckVoid(const arrow::DataType& type, bool in_collection, const std::string& name) {
+  switch (type.id()) {
+    case arrow::Type::NA:
+      if (in_collection) {
+        return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                          fmt::format("column '{}' has void inside an array or map, which cannot "
+                                      "be written",
+                                      name));
+      }
+      return arrow::Status::OK();
+    case arrow::Type::STRUCT: {
+      bool all_void = type.num_fields() > 0;
+      for (const auto& f : type.fields()) {
+        all_void = all_void && f->type()->id() == arrow::Type::NA;
+        ARROW_RETURN_NOT_OK(CheckVoid(*f->type(), in_collection, name + "." + f->name()));
+      }
+      if (all_void) {
+        return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                          fmt::format("struct column '{}' has only void fields, which cannot be "
+                                      "written",
+                                      name));
+      }
+      return arrow::Status::OK();
+    }
+    default:
+      for (const auto& f : type.fields()) ARROW_RETURN_NOT_OK(CheckVoid(*f->type(), true, name));
+      return arrow::Status::OK();
+  }
+}
+
+// The type with void fields removed from structs (void never reaches data files).
+std::shared_ptr<arrow::DataType> DropVoid(const std::shared_ptr<arrow::DataType>& type) {
+  if (type->id() != arrow::Type::STRUCT) return type;
+  arrow::FieldVector fields;
+  for (const auto& f : type->fields()) {
+    if (f->type()->id() == arrow::Type::NA) continue;
+    fields.push_back(f->WithType(DropVoid(f->type())));
+  }
+  return arrow::struct_(std::move(fields));
+}
+
+// Data files declare every column optional, as Spark writes them (NOT NULL is enforced on the
+// rows by the caller before they reach the writer). Map keys and map entries stay required, as Arrow demands.
+std::shared_ptr<arrow::Field> AsNullable(const std::shared_ptr<arrow::Field>& field);
+
+std::shared_ptr<arrow::DataType> NullableType(const std::shared_ptr<arrow::DataType>& type) {
+  switch (type->id()) {
+    case arrow::Type::STRUCT: {
+      arrow::FieldVector fields;
+      for (const auto& f : type->fields()) fields.push_back(AsNullable(f));
+      return arrow::struct_(std::move(fields));
+    }
+    case arrow::Type::LIST:
+      return arrow::list(AsNullable(static_cast<const arrow::ListType&>(*type).value_field()));
+    case arrow::Type::LARGE_LIST:
+      return arrow::large_list(AsNullable(static_cast<const arrow::LargeListType&>(*type).value_field()));
+    case arrow::Type::MAP: {
+      const auto& map = static_cast<const arrow::MapType&>(*type);
+      auto key = map.key_field()->WithType(NullableType(map.key_type()));
+      return std::make_shared<arrow::MapType>(key, AsNullable(map.item_field()), map.keys_sorted());
+    }
+    default:
+      return type;
+  }
+}
+
+std::shared_ptr<arrow::Field> AsNullable(const std::shared_ptr<arrow::Field>& field) {
+  return field->WithType(NullableType(field->type()))->WithNullable(true);
+}
+
+// Same data layout: equal type ids, struct fields with the same names (ignoring case) in the same
+// order, any child field names in lists and maps, timestamps of the same unit that agree on
+// having a zone.
+bool SameShape(const arrow::DataType& a, const arrow::DataType& b) {
+  if (a.id() != b.id()) return false;
+  switch (a.id()) {
+    case arrow::Type::STRUCT:
+      if (a.num_fields() != b.num_fields()) return false;
+      for (int i = 0; i < a.num_fields(); ++i) {
+        if (!EqualsIgnoreCase(a.field(i)->name(), b.field(i)->name()) ||
+            !SameShape(*a.field(i)->type(), *b.field(i)->type())) {
+          return false;
+        }
+      }
+      return true;
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST:
+    case arrow::Type::MAP:
+      if (a.num_fields() != b.num_fields()) return false;
+      for (int i = 0; i < a.num_fields(); ++i) {
+        if (!SameShape(*a.field(i)->type(), *b.field(i)->type())) return false;
+      }
+      return a.id() != arrow::Type::MAP || static_cast<const arrow::MapType&>(a).keys_sorted() ==
+                                               static_cast<const arrow::MapType&>(b).keys_sorted();
+    case arrow::Type::TIMESTAMP: {
+      const auto& x = static_cast<const arrow::TimestampType&>(a);
+      const auto& y = static_cast<const arrow::TimestampType&>(b);
+      return x.unit() == y.unit() && x.timezone().empty() == y.timezone().empty();
+    }
+    default:
+      return a.Equals(b, /*check_metadata=*/false);
+  }
+}
+
+// Re-labels `data` (laid out like `logical`) with the file type `physical`, dropping the children
+// of void struct fields. No values are copied.
+std::shared_ptr<arrow::ArrayData> ToPhysical(const std::shared_ptr<arrow::ArrayData>& data,
+                                             const arrow::DataType& logical,
+                                             const std::shared_ptr<arrow::DataType>& physical) {
+  auto out = data->Copy();
+  out->type = physical;
+  out->child_data.clear();
+  int j = 0;
+  for (int i = 0; i < logical.num_fields() && static_cast<size_t>(i) < data->child_data.size(); ++i) {
+    const auto& child_type = logical.field(i)->type();
+    if (logical.id() == arrow::Type::STRUCT && child_type->id() == arrow::Type::NA) continue;
+    out->child_data.push_back(ToPhysical(data->child_data[static_cast<size_t>(i)], *child_type,
+                                         physical->field(j++)->type()));
+  }
+  return out;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t EstimateBytes(const arrow::RecordBatch& batch) {
+  auto referenced = arrow::util::ReferencedBufferSize(batch);
+  return referenced.ok() ? *referenced : arrow::util::TotalBufferSize(batch);
+}
+
+class DataWriterImpl final : public DataWriter {
+ public:
+  explicit DataWriterImpl(DataWriterOptions options)
+      : options_(std::move(options)), rng_(std::random_device{}()) {}
+
+  ~DataWriterImpl() override {
+    // Unfinished files are left as they are (never committed, so invisible to readers).
+    for (auto* p : partition_order_) {
+      if (p->file) (void)p->file->writer->Close();
+    }
+  }
+
+  arrow::Status Init();
+  arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override;
+  arrow::Result<std::vector<AddFile>> Finish() override;
+  arrow::Status Abort() override;
+
+ private:
+  struct OpenFile {
+    uint64_t counter = 0;
+    std::string relative_path;  // not URI-encoded
+    std::string absolute_path;
+    std::shared_ptr<arrow::io::OutputStream> sink;
+    std::unique_ptr<parquet::arrow::FileWriter> writer;
+    std::unique_ptr<FileStatsCollector> stats;
+    std::vector<std::shared_ptr<arrow::RecordBatch>> pending;  // rows of the next row group
+    int64_t pending_bytes = 0;
+    uint64_t last_use = 0;
+  };
+  struct Partition {
+    std::map<std::string, std::optional<std::string>> values;  // by physical name
+    std::string hive_dir;  // `a=1/b=x/` (Hive-escaped), empty when unpartitioned
+    std::unique_ptr<OpenFile> file;
+  };
+  using PartitionKey = std::vector<std::optional<std::string>>;
+
+  arrow::Status CheckUsable() const;
+  arrow::Status CheckBatch(const arrow::RecordBatch& batch) const;
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> PhysicalBatch(const arrow::RecordBatch& batch) const;
+  arrow::Status RegisterNewGroups();
+  Partition* GetPartition(const PartitionKey& key);
+  arrow::Status Append(Partition* partition, const std::shared_ptr<arrow::RecordBatch>& batch);
+  arrow::Result<std::unique_ptr<OpenFile>> OpenNewFile(const Partition& partition);
+  arrow::Status WritePending(OpenFile* file);
+  arrow::Status FlushRowGroup(Partition* partition);
+  arrow::Status CloseFile(Partition* partition);
+  arrow::Status LimitBufferedBytes();
+  arrow::Status MakeRoomForFile();
+  std::string RandomUuid();
+  std::string RandomPrefix();
+
+  DataWriterOptions options_;
+  std::shared_ptr<arrow::fs::FileSystem> fs_;
+  std::vector<int> partition_indexes_;          // into the table schema
+  std::vector<std::string> partition_keys_;     // physical names, as in partitionValues
+  std::vector<int> data_indexes_;               // table schema columns written to files
+  std::shared_ptr<arrow::Schema> data_schema_;  // logical, partition and void columns removed
+  std::shared_ptr<arrow::Schema> physical_schema_;
+  std::shared_ptr<const std::vector<StatsLeaf>> stats_leaves_;
+  CodecChoice codec_{arrow::Compression::SNAPPY, ".snappy"};
+  std::shared_ptr<parquet::WriterProperties> writer_properties_;
+  std::shared_ptr<parquet::ArrowWriterProperties> arrow_properties_;
+  int64_t row_group_bytes_ = kMaxRowGroupBytes;
+
+  std::unique_ptr<arrow::compute::Grouper> grouper_;
+  std::vector<Partition*> group_partitions_;  // by grouper group id
+  std::map<PartitionKey, std::unique_ptr<Partition>> partitions_;
+  std::vector<Partition*> partition_order_;   // creation order
+
+  std::mt19937_64 rng_;
+  uint64_t file_counter_ = 0;
+  uint64_t tick_ = 0;
+  size_t open_files_ = 0;
+  int64_t buffered_bytes_ = 0;
+  std::set<std::string> created_dirs_;
+  std::vector<std::string> created_files_;  // absolute paths, for Abort
+  std::vector<std::pair<uint64_t, AddFile>> finished_;
+  bool done_ = false;
+};
+
+arrow::Status DataWriterImpl::Init() {
+  const auto& schema = options_.table_schema;
+  if (!schema) return DeltaError(DeltaErrorCode::kInvalidArgument, "data writer without a table schema");
+  if (options_.table_root.empty()) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument, "data writer without a table root");
+  }
+  while (options_.table_root.size() > 1 && options_.table_root.back() == '/') {
+    options_.table_root.pop_back();
+  }
+  if (options_.target_file_size <= 0) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("target file size must be positive, got {}", options_.target_file_size));
+  }
+  row_group_bytes_ = std::min(options_.target_file_size, kMaxRowGroupBytes);
+  fs_ = options_.fs ? options_.fs : std::make_shared<arrow::fs::LocalFileSystem>();
+  ARROW_ASSIGN_OR_RAISE(codec_, ResolveCodec(options_.compression));
+
+  const bool mapped = options_.column_mapping_mode != ColumnMappingMode::kNone;
+  for (const auto& name : options_.partition_columns) {
+    int index = schema->GetFieldIndex(name);
+    if (index < 0) {
+      for (int i = 0; i < schema->num_fields(); ++i) {
+        if (EqualsIgnoreCase(schema->field(i)->name(), name)) index = i;
+      }
+    }
+    if (index < 0) {
+      return DeltaError(DeltaErrorCode::kInvalidArgument,
+                        fmt::format("partition column '{}' is not in the table schema", name));
+    }
+    if (std::find(partition_indexes_.begin(), partition_indexes_.end(), index) != partition_indexes_.end()) {
+      return DeltaError(DeltaErrorCode::kInvalidArgument,
+                        fmt::format("partition column '{}' is listed twice", name));
+    }
+    const auto& field = schema->field(index);
+    if (IsNestedType(*field->type()) || IsVariantField(*field)) {
+      return DeltaError(DeltaErrorCode::kUnsupportedFeature,
+                        fmt::format("partition column '{}' has the nested type {}", name,
+                                    field->type()->ToString()));
+    }
+    partition_indexes_.push_back(index);
+    partition_keys_.push_back(mapped ? PhysicalName(*field) : field->name());
+  }
+
+  arrow::FieldVector data_fields;
+  for (int i = 0; i < schema->num_fields(); ++i) {
+    if (std::find(partition_indexes_.begin(), partition_indexes_.end(), i) != partition_indexes_.end()) continue;
+    const auto& field = schema->field(i);
+    if (field->type()->id() == arrow::Type::NA) continue;  // void is never written
+    ARROW_RETURN_NOT_OK(CheckVoid(*field->type(), false, field->name()));
+    data_indexes_.push_back(i);
+    data_fields.push_back(field->WithType(DropVoid(field->type())));
+  }
+  if (data_fields.empty()) {
+    return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                      "the table has no non-partition, non-void column to write into data files");
+  }
+  data_schema_ = arrow::schema(std::move(data_fields));
+  // Both mapping modes write physical names and Parquet field ids.
+  auto physical = PhysicalSchema(*data_schema_, mapped ? ColumnMappingMode::kId : ColumnMappingMode::kNone);
+  arrow::FieldVector physical_fields;
+  for (const auto& f : physical->fields()) physical_fields.push_back(AsNullable(f));
+  physical_schema_ = arrow::schema(std::move(physical_fields));
+
+  ARROW_ASSIGN_OR_RAISE(auto leaves, SelectStatsLeaves(*data_schema_, options_.num_indexed_cols,
+                                                       options_.stats_columns, options_.partition_columns));
+  stats_leaves_ = std::make_shared<const std::vector<StatsLeaf>>(std::move(leaves));
+
+  writer_properties_ = parquet::WriterProperties::Builder().compression(codec_.codec)->build();
+  arrow_properties_ = parquet::ArrowWriterProperties::Builder()
+                          .coerce_timestamps(arrow::TimeUnit::MICRO)
+                          ->disable_deprecated_int96_timestamps()
+                          ->build();
+
+  if (!partition_indexes_.empty()) {
+    std::vector<arrow::TypeHolder> key_types;
+    for (int index : partition_indexes_) key_types.emplace_back(schema->field(index)->type());
+    ARROW_ASSIGN_OR_RAISE(grouper_, arrow::compute::Grouper::Make(key_types));
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status DataWriterImpl::CheckUsable() const {
+  if (done_) return arrow::Status::Invalid("the data writer was already finished or aborted");
+  return arrow::Status::OK();
+}
+
+arrow::Status DataWriterImpl::CheckBatch(const arrow::RecordBatch& batch) const {
+  const auto& table = *options_.table_schema;
+  if (batch.num_columns() != table.num_fields()) {
+    return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                      fmt::format("the batch has {} columns but the table schema has {}: {}",
+                                  batch.num_columns(), table.num_fields(), batch.schema()->ToString()));
+  }
+  for (int i = 0; i < table.num_fields(); ++i) {
+    const auto& want = table.field(i);
+    const auto& got = batch.schema()->field(i);
+    if (!EqualsIgnoreCase(got->name(), want->name()) || !SameShape(*got->type(), *want->type())) {
+      return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                        fmt::format("column {} of the batch is '{}' {}, but the table has '{}' {}", i,
+                                    got->name(), got->type()->ToString(), want->name(),
+                                    want->type()->ToString()));
+    }
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> DataWriterImpl::PhysicalBatch(
+    const arrow::RecordBatch& batch) const {
+  arrow::ArrayVector columns;
+  columns.reserve(data_indexes_.size());
+  for (size_t j = 0; j < data_indexes_.size(); ++j) {
+    const int i = data_indexes_[j];
+    auto data = ToPhysical(batch.column_data(i), *options_.table_schema->field(i)->type(),
+                           physical_schema_->field(static_cast<int>(j))->type());
+    columns.push_back(arrow::MakeArray(std::move(data)));
+  }
+  return arrow::RecordBatch::Make(physical_schema_, batch.num_rows(), std::move(columns));
+}
+
+DataWriterImpl::Partition* DataWriterImpl::GetPartition(const PartitionKey& key) {
+  auto it = partitions_.find(key);
+  if (it != partitions_.end()) return it->second.get();
+  auto partition = std::make_unique<Partition>();
+  for (size_t k = 0; k < key.size(); ++k) {
+    partition->values[partition_keys_[k]] = key[k];
+    const auto& field = options_.table_schema->field(partition_indexes_[k]);
+    partition->hive_dir += EscapePartitionValueForPath(field->name()) + "=" +
+                           (key[k] ? EscapePartitionValueForPath(*key[k]) : kHiveDefaultPartition) + "/";
+  }
+  Partition* raw = partition.get();
+  partitions_.emplace(key, std::move(partition));
+  partition_order_.push_back(raw);
+  return raw;
+}
+
+arrow::Status DataWriterImpl::RegisterNewGroups() {
+  const uint32_t groups = grouper_->num_groups();
+  if (group_partitions_.size() == groups) return arrow::Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto uniques, grouper_->GetUniques());
+  std::vector<std::shared_ptr<arrow::Array>> keys;
+  for (const auto& value : uniques.values) keys.push_back(value.make_array());
+  for (uint32_t g = static_cast<uint32_t>(group_partitions_.size()); g < groups; ++g) {
+    PartitionKey key;
+    for (const auto& column : keys) {
+      ARROW_ASSIGN_OR_RAISE(auto scalar, column->GetScalar(g));
+      ARROW_ASSIGN_OR_RAISE(auto text, SerializePartitionValue(*scalar));
+      if (text && text->empty()) text.reset();  // an empty partition value means NULL
+      key.push_back(std::move(text));
+    }
+    group_partitions_.push_back(GetPartition(key));
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status DataWriterImpl::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
+  ARROW_RETURN_NOT_OK(CheckUsable());
+  if (!batch) return arrow::Status::Invalid("null record batch");
+  ARROW_RETURN_NOT_OK(CheckBatch(*batch));
+  if (batch->num_rows() == 0) return arrow::Status::OK();
+  ARROW_ASSIGN_OR_RAISE(auto physical, PhysicalBatch(*batch));
+  if (!grouper_) return Append(GetPartition({}), physical);
+
+  std::vector<arrow::Datum> key_columns;
+  for (int index : partition_indexes_) key_columns.emplace_back(batch->column(index));
+  arrow::compute::ExecBatch keys(std::move(key_columns), batch->num_rows());
+  ARROW_ASSIGN_OR_RAISE(auto ids, grouper_->Consume(arrow::compute::ExecSpan(keys)));
+  ARROW_RETURN_NOT_OK(RegisterNewGroups());
+  auto id_array = std::static_pointer_cast<arrow::UInt32Array>(ids.make_array());
+  ARROW_ASSIGN_OR_RAISE(auto groupings,
+                        arrow::compute::Grouper::MakeGroupings(*id_array, grouper_->num_groups()));
+  for (uint32_t g = 0; g < grouper_->num_groups(); ++g) {
+    const int64_t rows = groupings->value_length(g);
+    if (rows == 0) continue;
+    if (rows == batch->num_rows()) {
+      ARROW_RETURN_NOT_OK(Append(group_partitions_[g], physical));
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(physical, groupings->value_slice(g)));
+    ARROW_RETURN_NOT_OK(Append(group_partitions_[g], taken.record_batch()));
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status DataWriterImpl::Append(Partition* partition,
+                                     const std::shared_ptr<arrow::RecordBatch>& batch) {
+  const int64_t rows = batch->num_rows();
+  const int64_t bytes = EstimateBytes(*batch);
+  int64_t step = rows;
+  if (bytes > row_group_bytes_ && rows > 1) {
+    step = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(rows) * row_group_bytes_ / bytes));
+  }
+  for (int64_t offset = 0; offset < rows; offset += step) {
+    auto chunk = step == rows ? batch : batch->Slice(offset, step);
+    const int64_t chunk_bytes = step == rows ? bytes : EstimateBytes(*chunk);
+    if (!partition->file) {
+      ARROW_RETURN_NOT_OK(MakeRoomForFile());
+      ARROW_ASSIGN_OR_RAISE(partition->file, OpenNewFile(*partition));
+      ++open_files_;
+    }
+    OpenFile& file = *partition->file;
+    ARROW_RETURN_NOT_OK(file.stats->Update(*chunk));
+    file.pending.push_back(std::move(chunk));
+    file.pending_bytes += chunk_bytes;
+    buffered_bytes_ += chunk_bytes;
+    file.last_use = ++tick_;
+    if (file.pending_bytes >= row_group_bytes_) ARROW_RETURN_NOT_OK(FlushRowGroup(partition));
+  }
+  return LimitBufferedBytes();
+}
+
+std::string DataWriterImpl::RandomUuid() {
+  std::uniform_int_distribution<uint64_t> dist;
+  uint64_t hi = dist(rng_);
+  uint64_t lo = dist(rng_);
+  hi = (hi & ~0xF000ULL) | 0x4000ULL;                                       // version 4
+  lo = (lo & ~(0xC000000000000000ULL)) | 0x8000000000000000ULL;              // RFC 4122 variant
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF, hi & 0xFFFF,
+                     lo >> 48, lo & 0xFFFFFFFFFFFFULL);
+}
+
+std::string DataWriterImpl::RandomPrefix() {
+  static constexpr char kAlphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  std::uniform_int_distribution<size_t> dist(0, sizeof(kAlphabet) - 2);
+  std::string out;
+  for (int i = 0; i < kRandomPrefixLength; ++i) out += kAlphabet[dist(rng_)];
+  return out;
+}
+
+arrow::Result<std::unique_ptr<DataWriterImpl::OpenFile>> DataWriterImpl::OpenNewFile(
+    const Partition& partition) {
+  auto file = std::make_unique<OpenFile>();
+  file->counter = file_counter_++;
+  // With column mapping, directory names would go stale on renames: spread files over random
+  // prefix directories instead, as delta-spark does.
+  const std::string dir = options_.column_mapping_mode != ColumnMappingMode::kNone
+                              ? RandomPrefix() + "/"
+                              : partition.hive_dir;
+  file->relative_path = dir + fmt::format("part-{:05d}-{}.c000{}.parquet", file->counter,
+                                          RandomUuid(), codec_.extension);
+  file->absolute_path = options_.table_root + "/" + file->relative_path;
+  if (!dir.empty() && !created_dirs_.count(dir)) {
+    ARROW_RETURN_NOT_OK(fs_->CreateDir(options_.table_root + "/" + dir.substr(0, dir.size() - 1),
+                                       /*recursive=*/true));
+    created_dirs_.insert(dir);
+  }
+  ARROW_ASSIGN_OR_RAISE(file->sink, fs_->OpenOutputStream(file->absolute_path));
+  created_files_.push_back(file->absolute_path);
+  ARROW_ASSIGN_OR_RAISE(file->writer,
+                        parquet::arrow::FileWriter::Open(*physical_schema_, arrow::default_memory_pool(),
+                                                         file->sink, writer_properties_, arrow_properties_));
+  file->stats = std::make_unique<FileStatsCollector>(stats_leaves_);
+  return file;
+}
+
+arrow::Status DataWriterImpl::WritePending(OpenFile* file) {
+  if (file->pending.empty()) return arrow::Status::OK();
+  auto pending = std::move(file->pending);
+  file->pending.clear();
+  buffered_bytes_ -= file->pending_bytes;
+  file->pending_bytes = 0;
+  ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(physical_schema_, pending));
+  return file->writer->WriteTable(*table, parquet::DEFAULT_MAX_ROW_GROUP_LENGTH);
+}
+
+arrow::Status DataWriterImpl::FlushRowGroup(Partition* partition) {
+  ARROW_RETURN_NOT_OK(WritePending(partition->file.get()));
+  ARROW_ASSIGN_OR_RAISE(const int64_t written, partition->file->sink->Tell());
+  if (written >= options_.target_file_size) return CloseFile(partition);
+  return arrow::Status::OK();
+}
+
+arrow::Status DataWriterImpl::CloseFile(Partition* partition) {
+  std::unique_ptr<OpenFile> file = std::move(partition->file);
+  --open_files_;
+  ARROW_RETURN_NOT_OK(WritePending(file.get()));
+  ARROW_RETURN_NOT_OK(file->writer->Close());
+  if (!file->sink->closed()) ARROW_RETURN_NOT_OK(file->sink->Close());
+  ARROW_ASSIGN_OR_RAISE(auto info, fs_->GetFileInfo(file->absolute_path));
+  if (info.type() != arrow::fs::FileType::File) {
+    return arrow::Status::IOError("data file ", file->absolute_path, " vanished after writing");
+  }
+  AddFile add;
+  add.path = UriEncodePath(file->relative_path);
+  add.partition_values = partition->values;
+  add.size = info.size();
+  add.modification_time = NowMs();
+  add.data_change = options_.data_change;
+  add.stats = file->stats->ToJson();
+  finished_.emplace_back(file->counter, std::move(add));
+  return arrow::Status::OK();
+}
+
+arrow::Status DataWriterImpl::LimitBufferedBytes() {
+  while (buffered_bytes_ > kMaxBufferedBytes) {
+    Partition* largest = nullptr;
+    for (auto* p : partition_order_) {
+      if (p->file && p->file->pending_bytes > 0 &&
+          (!largest || p->file->pending_bytes > largest->file->pending_bytes)) {
+        largest = p;
+      }
+    }
+    if (!largest) break;
+    ARROW_RETURN_NOT_OK(FlushRowGroup(largest));
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status DataWriterImpl::MakeRoomForFile() {
+  if (open_files_ < kMaxOpenFiles) return arrow::Status::OK();
+  Partition* oldest = nullptr;
+  for (auto* p : partition_order_) {
+    if (p->file && (!oldest || p->file->last_use < oldest->file->last_use)) oldest = p;
+  }
+  return oldest ? CloseFile(oldest) : arrow::Status::OK();
+}
+
+arrow::Result<std::vector<AddFile>> DataWriterImpl::Finish() {
+  ARROW_RETURN_NOT_OK(CheckUsable());
+  for (auto* p : partition_order_) {
+    if (p->file) ARROW_RETURN_NOT_OK(CloseFile(p));
+  }
+  done_ = true;
+  std::sort(finished_.begin(), finished_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<AddFile> adds;
+  adds.reserve(finished_.size());
+  for (auto& entry : finished_) adds.push_back(entry.second);
+  return adds;
+}
+
+arrow::Status DataWriterImpl::Abort() {
+  done_ = true;
+  for (auto* p : partition_order_) {
+    if (!p->file) continue;
+    std::unique_ptr<OpenFile> file = std::move(p->file);
+    (void)file->writer->Close();
+    if (!file->sink->closed()) (void)file->sink->Close();
+  }
+  open_files_ = 0;
+  buffered_bytes_ = 0;
+  arrow::Status first_error;
+  for (const auto& path : created_files_) {
+    auto info = fs_->GetFileInfo(path);
+    if (info.ok() && info->type() == arrow::fs::FileType::NotFound) continue;
+    auto st = fs_->DeleteFile(path);
+    if (!st.ok() && first_error.ok()) first_error = st;
+  }
+  created_files_.clear();
+  finished_.clear();
+  return first_error;
+}
+
+}  // namespace
+
+arrow::Result<std::unique_ptr<DataWriter>> DataWriter::Make(DataWriterOptions options) {
+  Initialize();
+  auto writer = std::make_unique<DataWriterImpl>(std::move(options));
+  ARROW_RETURN_NOT_OK(writer->Init());
+  return std::unique_ptr<DataWriter>(std::move(writer));
+}
+
+}  // namespace deltacpp::internal

@@ -1,0 +1,246 @@
+// Creating tables and writing to them through the public operations, read back with the
+// reader; each failure case checks that the log did not change.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "deltacpp/api.h"
+#include "deltacpp/ops/create_table.h"
+#include "deltacpp/ops/write.h"
+#include "support/temp_dir.h"
+
+namespace deltacpp {
+namespace {
+
+using testing::TempDir;
+
+std::shared_ptr<arrow::RecordBatchReader> Rows(const std::shared_ptr<arrow::Schema>& schema,
+                                               const std::vector<std::shared_ptr<arrow::Array>>& cols) {
+  auto batch = arrow::RecordBatch::Make(schema, cols.empty() ? 0 : cols[0]->length(), cols);
+  return *arrow::RecordBatchReader::Make({batch}, schema);
+}
+
+std::shared_ptr<arrow::Array> Longs(std::vector<std::optional<int64_t>> v) {
+  arrow::Int64Builder b;
+  for (auto x : v) (void)(x ? b.Append(*x) : b.AppendNull());
+  return *b.Finish();
+}
+
+std::shared_ptr<arrow::Array> Strings(std::vector<std::optional<std::string>> v) {
+  arrow::StringBuilder b;
+  for (auto& x : v) (void)(x ? b.Append(*x) : b.AppendNull());
+  return *b.Finish();
+}
+
+// Rows of the latest version as "a|b|..." strings, sorted.
+std::multiset<std::string> ReadAll(const std::string& path, std::optional<int64_t> version = {}) {
+  auto table = DeltaTable::Open(path);
+  EXPECT_TRUE(table.ok()) << table.status().ToString();
+  auto snap = (*table)->SnapshotAt(version);
+  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
+  auto scan = (*snap)->NewScan().Build();
+  EXPECT_TRUE(scan.ok());
+  auto t = *(*scan)->ToTable();
+  std::multiset<std::string> out;
+  for (int64_t r = 0; r < t->num_rows(); ++r) {
+    std::string row;
+    for (int c = 0; c < t->num_columns(); ++c) {
+      auto s = *t->column(c)->GetScalar(r);
+      row += (c ? "|" : "") + (s->is_valid ? s->ToString() : std::string("null"));
+    }
+    out.insert(row);
+  }
+  return out;
+}
+
+std::set<std::string> LogFiles(const std::string& path) {
+  std::set<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(path + "/_delta_log")) {
+    out.insert(e.path().filename().string());
+  }
+  return out;
+}
+
+std::shared_ptr<arrow::Schema> IdName() {
+  return arrow::schema({arrow::field("id", arrow::int64(), false), arrow::field("name", arrow::utf8())});
+}
+
+TEST(CreateTable, PlainTableGetsProtocolOneTwoAndSchema) {
+  TempDir dir;
+  CreateTableOptions opts;
+  opts.schema = *SchemaFromDdl("id long NOT NULL, name string, score BIGINT");
+  opts.partition_columns = {"NAME"};
+  opts.description = "people";
+  auto r = CreateTable(dir.str(), opts);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, 0);
+  auto snap = *(*DeltaTable::Open(dir.str()))->Latest();
+  EXPECT_EQ(snap->protocol().min_reader_version, 1);
+  EXPECT_EQ(snap->protocol().min_writer_version, 2);
+  EXPECT_EQ(snap->partition_columns(), std::vector<std::string>{"name"});
+  EXPECT_FALSE(snap->schema()->field(0)->nullable());
+  EXPECT_EQ(snap->metadata().description, "people");
+  ASSERT_TRUE(snap->commit_info());
+  EXPECT_EQ(snap->commit_info()->operation, "CREATE TABLE");
+}
+
+TEST(CreateTable, FeaturesRaiseTheProtocolOnlyAsFarAsNeeded) {
+  TempDir a, b;
+  CreateTableOptions with_check;
+  with_check.schema = IdName();
+  with_check.constraints = {{"positive", "id > 0"}};
+  ASSERT_TRUE(CreateTable(a.str(), with_check).ok());
+  auto sa = *(*DeltaTable::Open(a.str()))->Latest();
+  EXPECT_EQ(sa->protocol().min_writer_version, 3);
+  EXPECT_EQ(sa->properties().at("delta.constraints.positive"), "id > 0");
+  CreateTableOptions ntz;
+  ntz.schema = *SchemaFromDdl("id long, t TIMESTAMP_NTZ");
+  ASSERT_TRUE(CreateTable(b.str(), ntz).ok());
+  auto sb = *(*DeltaTable::Open(b.str()))->Latest();
+  EXPECT_EQ(sb->protocol().min_reader_version, 3);
+  EXPECT_EQ(sb->protocol().min_writer_version, 7);
+  EXPECT_EQ(*sb->protocol().reader_features, std::vector<std::string>{"timestampNtz"});
+}
+
+TEST(CreateTable, ExistingTableModes) {
+  TempDir dir;
+  CreateTableOptions opts;
+  opts.schema = IdName();
+  ASSERT_TRUE(CreateTable(dir.str(), opts).ok());
+  auto again = CreateTable(dir.str(), opts);
+  EXPECT_TRUE(IsDeltaError(again.status(), DeltaErrorCode::kTableAlreadyExists));
+  opts.mode = CreateMode::kIfNotExists;
+  auto noop = CreateTable(dir.str(), opts);
+  ASSERT_TRUE(noop.ok());
+  EXPECT_FALSE(noop->created);
+  EXPECT_EQ(LogFiles(dir.str()).size(), 1u);
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1}), Strings({"a"})}), {}).ok());
+  opts.mode = CreateMode::kOrReplace;
+  opts.schema = *SchemaFromDdl("k string");
+  auto replaced = CreateTable(dir.str(), opts);
+  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
+  EXPECT_EQ(replaced->version, 2);
+  auto snap = *(*DeltaTable::Open(dir.str()))->Latest();
+  EXPECT_EQ(snap->num_files(), 0);
+  EXPECT_EQ(snap->schema()->field(0)->name(), "k");
+  EXPECT_EQ(snap->commit_info()->operation, "CREATE OR REPLACE TABLE");
+  EXPECT_EQ(ReadAll(dir.str(), 1), (std::multiset<std::string>{"1|a"}));  // history kept
+}
+
+TEST(WriteTable, WriteToEmptyPathCreatesTheTable) {
+  TempDir dir;
+  auto r = WriteTable(dir.str(), Rows(IdName(), {Longs({1, 2}), Strings({"a", std::nullopt})}), {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->version, 0);
+  EXPECT_EQ(r->num_rows, 2);
+  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|a", "2|null"}));
+  auto snap = *(*DeltaTable::Open(dir.str()))->Latest();
+  EXPECT_EQ(snap->commit_info()->operation, "WRITE");
+}
+
+TEST(WriteTable, AppendOverwriteAndTimeTravel) {
+  TempDir dir;
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1}), Strings({"a"})}), {}).ok());
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({2}), Strings({"b"})}), {}).ok());
+  WriteOptions overwrite;
+  overwrite.mode = WriteMode::kOverwrite;
+  auto r = WriteTable(dir.str(), Rows(IdName(), {Longs({9}), Strings({"z"})}), overwrite);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_removed_files, 2);
+  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"9|z"}));
+  EXPECT_EQ(ReadAll(dir.str(), 1), (std::multiset<std::string>{"1|a", "2|b"}));
+}
+
+TEST(WriteTable, SchemaMismatchAndNullIntoNotNullLeaveTableUnchanged) {
+  TempDir dir;
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1}), Strings({"a"})}), {}).ok());
+  const auto before = LogFiles(dir.str());
+  auto wrong_type = arrow::schema({arrow::field("id", arrow::utf8()), arrow::field("name", arrow::utf8())});
+  auto r1 = WriteTable(dir.str(), Rows(wrong_type, {Strings({"x"}), Strings({"b"})}), {});
+  EXPECT_TRUE(IsDeltaError(r1.status(), DeltaErrorCode::kSchemaMismatch)) << r1.status().ToString();
+  EXPECT_NE(r1.status().message().find("'id'"), std::string::npos);
+  auto nullable_id = arrow::schema({arrow::field("id", arrow::int64()), arrow::field("name", arrow::utf8())});
+  auto r2 = WriteTable(dir.str(), Rows(nullable_id, {Longs({std::nullopt}), Strings({"b"})}), {});
+  EXPECT_TRUE(IsDeltaError(r2.status(), DeltaErrorCode::kConstraintViolation)) << r2.status().ToString();
+  auto extra = arrow::schema({arrow::field("id", arrow::int64()), arrow::field("phone", arrow::utf8())});
+  auto r3 = WriteTable(dir.str(), Rows(extra, {Longs({3}), Strings({"555"})}), {});
+  EXPECT_TRUE(IsDeltaError(r3.status(), DeltaErrorCode::kSchemaMismatch)) << r3.status().ToString();
+  EXPECT_NE(r3.status().message().find("phone"), std::string::npos);
+  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|a"}));
+}
+
+TEST(WriteTable, NarrowerTypesAreWidenedAndMergeSchemaAddsColumns) {
+  TempDir dir;
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1}), Strings({"a"})}), {}).ok());
+  arrow::Int32Builder ib;
+  (void)ib.Append(2);
+  auto narrow = arrow::schema({arrow::field("ID", arrow::int32(), false), arrow::field("phone", arrow::utf8())});
+  WriteOptions merge;
+  merge.merge_schema = true;
+  auto r = WriteTable(dir.str(), Rows(narrow, {*ib.Finish(), Strings({"555"})}), merge);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|a|null", "2|null|555"}));
+}
+
+TEST(WriteTable, CheckConstraintViolationIsRejected) {
+  TempDir dir;
+  CreateTableOptions opts;
+  opts.schema = IdName();
+  opts.constraints = {{"positive", "id > 0"}};
+  ASSERT_TRUE(CreateTable(dir.str(), opts).ok());
+  auto bad = WriteTable(dir.str(), Rows(IdName(), {Longs({5, -1}), Strings({"a", "b"})}), {});
+  ASSERT_TRUE(IsDeltaError(bad.status(), DeltaErrorCode::kConstraintViolation)) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("positive"), std::string::npos);
+  EXPECT_EQ(LogFiles(dir.str()).size(), 1u);
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({5}), Strings({"a"})}), {}).ok());
+}
+
+TEST(WriteTable, ReplaceWhereRewritesOnlyMatchingRows) {
+  TempDir dir;
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1, 2, 3, 4}), Strings({"a", "b", "c", "d"})}), {}).ok());
+  WriteOptions rw;
+  rw.mode = WriteMode::kOverwrite;
+  rw.replace_where = "id >= 3";
+  auto outside = WriteTable(dir.str(), Rows(IdName(), {Longs({1}), Strings({"x"})}), rw);
+  EXPECT_TRUE(IsDeltaError(outside.status(), DeltaErrorCode::kConstraintViolation));
+  auto r = WriteTable(dir.str(), Rows(IdName(), {Longs({30}), Strings({"new"})}), rw);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|a", "2|b", "30|new"}));
+}
+
+TEST(WriteTable, DynamicPartitionOverwriteReplacesOnlyWrittenPartitions) {
+  TempDir dir;
+  WriteOptions create;
+  create.partition_by = {"name"};
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1, 2, 3}), Strings({"a", "b", "b"})}), create).ok());
+  WriteOptions dyn;
+  dyn.mode = WriteMode::kOverwrite;
+  dyn.dynamic_partition_overwrite = true;
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({7}), Strings({"b"})}), dyn).ok());
+  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|a", "7|b"}));
+}
+
+TEST(WriteTable, IdempotentWritesAreSkippedOnceRecorded) {
+  TempDir dir;
+  WriteOptions txn;
+  txn.txn_app_id = "ingest";
+  txn.txn_version = 5;
+  auto first = WriteTable(dir.str(), Rows(IdName(), {Longs({1}), Strings({"a"})}), txn);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_FALSE(first->skipped);
+  auto again = WriteTable(dir.str(), Rows(IdName(), {Longs({1}), Strings({"a"})}), txn);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->skipped);
+  txn.txn_version = 4;
+  EXPECT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1}), Strings({"a"})}), txn)->skipped);
+  txn.txn_version = 6;
+  EXPECT_FALSE(WriteTable(dir.str(), Rows(IdName(), {Longs({2}), Strings({"b"})}), txn)->skipped);
+  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|a", "2|b"}));
+  auto snap = *(*DeltaTable::Open(dir.str()))->Latest();
+  EXPECT_EQ(snap->txn_version("ingest"), 6);
+}
+
+}  // namespace
+}  // namespace deltacpp

@@ -1,4 +1,5 @@
 #include "log/checkpoint_writer.h"
+#include "util/random_uuid.h"
 
 #include <arrow/io/memory.h>
 #include <arrow/util/compression.h>
@@ -58,26 +59,6 @@ int64_t SystemNowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string RandomUuid() {
-  static std::mutex mu;
-  static std::mt19937_64 rng = [] {
-    std::random_device device;
-    std::seed_seq seed{device(), device(), device(), device(),
-                       static_cast<unsigned>(SystemNowMs())};
-    return std::mt19937_64(seed);
-  }();
-  uint64_t hi = 0, lo = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    hi = rng();
-    lo = rng();
-  }
-  hi = (hi & ~uint64_t{0xF000}) | uint64_t{0x4000};                         // version 4
-  lo = (lo & ~(uint64_t{0xC} << 60)) | (uint64_t{0x8} << 60);               // RFC 4122 variant
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF,
-                     hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFULL);
 }
 
 bool IsCheckpoint(LogFileKind kind) {
@@ -859,7 +840,7 @@ arrow::Result<CheckpointWriteResult> WriteCheckpoint(const Snapshot& snapshot,
   }
 
   const std::string name = v2 ? fmt::format("{}.checkpoint.{}.parquet", VersionPrefix(version),
-                                            RandomUuid())
+                                            RandomUuidV4())
                               : VersionPrefix(version) + ".checkpoint.parquet";
   const std::string path = log_dir + "/" + name;
   arrow::Status put = store.PutIfAbsent(

@@ -46,15 +46,6 @@ int64_t NowMillis() {
       .count();
 }
 
-std::string RandomUuid() {
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  uint64_t hi = rng(), lo = rng();
-  hi = (hi & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
-  lo = (lo & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // variant 10
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF,
-                     hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFULL);
-}
-
 std::map<std::string, std::optional<std::string>> PartitionValuesOf(const arrow::RecordBatch& files,
                                                                     int64_t row) {
   std::map<std::string, std::optional<std::string>> out;

@@ -23,8 +23,6 @@ std::string JsonQuote(const std::string& value);
 
 /// Milliseconds since the epoch.
 int64_t NowMillis();
-/// A random RFC 4122 version 4 UUID.
-std::string RandomUuid();
 
 /// A remove action for live file `row` of `files` (a Snapshot::files() batch), with
 /// deletionTimestamp `now_ms`, extendedFileMetadata, partition values, size, stats, tags, DV and

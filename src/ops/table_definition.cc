@@ -10,6 +10,7 @@
 #include "ops/op_util.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
+#include "util/random_uuid.h"
 #include "util/uri.h"
 
 namespace deltacpp::internal {
@@ -49,7 +50,7 @@ std::shared_ptr<arrow::Field> AssignColumnMapping(const std::shared_ptr<arrow::F
     md->Append(std::string(kColumnIdKey), std::to_string(++*next_id));
   }
   if (md->FindKey(std::string(kPhysicalNameKey)) < 0) {
-    md->Append(std::string(kPhysicalNameKey), JsonQuote("col-" + RandomUuid()));
+    md->Append(std::string(kPhysicalNameKey), JsonQuote("col-" + RandomUuidV4()));
   }
   return field->WithType(type)->WithMetadata(md);
 }
@@ -146,7 +147,7 @@ arrow::Result<TableDefinition> BuildTableDefinition(
   }
 
   def.schema = stored;
-  def.metadata.id = table_id.value_or(RandomUuid());
+  def.metadata.id = table_id.value_or(RandomUuidV4());
   def.metadata.name = name;
   def.metadata.description = description;
   ARROW_ASSIGN_OR_RAISE(def.metadata.schema_string, SchemaToDeltaJson(*stored));

@@ -19,7 +19,7 @@
 #include "protocol/table_features.h"
 #include "txn/commit_info.h"
 #include "txn/conflict_checker.h"
-#include "txn/random_uuid.h"
+#include "util/random_uuid.h"
 #include "txn/retry_backoff.h"
 #include "txn/writer_features.h"
 #include "util/uri.h"

@@ -1,4 +1,5 @@
 #include "write/data_writer.h"
+#include "util/random_uuid.h"
 
 #include <arrow/compute/api.h>
 #include <arrow/compute/row/grouper.h>
@@ -255,7 +256,6 @@ class DataWriterImpl final : public DataWriter {
   arrow::Status CloseFile(Partition* partition);
   arrow::Status LimitBufferedBytes();
   arrow::Status MakeRoomForFile();
-  std::string RandomUuid();
   std::string RandomPrefix();
 
   DataWriterOptions options_;
@@ -497,16 +497,6 @@ arrow::Status DataWriterImpl::Append(Partition* partition,
   return LimitBufferedBytes();
 }
 
-std::string DataWriterImpl::RandomUuid() {
-  std::uniform_int_distribution<uint64_t> dist;
-  uint64_t hi = dist(rng_);
-  uint64_t lo = dist(rng_);
-  hi = (hi & ~0xF000ULL) | 0x4000ULL;                                       // version 4
-  lo = (lo & ~(0xC000000000000000ULL)) | 0x8000000000000000ULL;              // RFC 4122 variant
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF, hi & 0xFFFF,
-                     lo >> 48, lo & 0xFFFFFFFFFFFFULL);
-}
-
 std::string DataWriterImpl::RandomPrefix() {
   static constexpr char kAlphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   std::uniform_int_distribution<size_t> dist(0, sizeof(kAlphabet) - 2);
@@ -525,7 +515,7 @@ arrow::Result<std::unique_ptr<DataWriterImpl::OpenFile>> DataWriterImpl::OpenNew
                               ? RandomPrefix() + "/"
                               : partition.hive_dir;
   file->relative_path = dir + fmt::format("part-{:05d}-{}.c000{}.parquet", file->counter,
-                                          RandomUuid(), codec_.extension);
+                                          RandomUuidV4(), codec_.extension);
   file->absolute_path = options_.table_root + "/" + file->relative_path;
   if (!dir.empty() && !created_dirs_.count(dir)) {
     ARROW_RETURN_NOT_OK(fs_->CreateDir(options_.table_root + "/" + dir.substr(0, dir.size() - 1),

@@ -1,4 +1,4 @@
-#include "txn/random_uuid.h"
+#include "util/random_uuid.h"
 
 #include <array>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Random (version 4) UUIDs for commit ids.
+// Random (version 4) UUIDs: commit ids, data file and checkpoint names.
 #pragma once
 
 #include <string>

@@ -22,6 +22,8 @@ Action AddDescribeCommand(CLI::App& app);
 Action AddFilesCommand(CLI::App& app);
 Action AddCreateCommand(CLI::App& app);
 Action AddWriteCommand(CLI::App& app);
+Action AddAlterCommand(CLI::App& app);
+Action AddCheckpointCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);

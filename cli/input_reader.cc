@@ -37,8 +37,9 @@ bool IsZonedTimestamp(const arrow::DataType& t) {
 // Zoned timestamp columns are read as text and parsed by deltacpp, because Arrow's parsers
 // require every value to have (or every value to lack) a zone offset; here an offset is
 // honoured and a value without one is UTC, as everywhere else in deltacpp.
+// Dates are read as text too: Arrow's JSON reader does not turn strings into dates.
 std::shared_ptr<arrow::DataType> ParseType(const std::shared_ptr<arrow::DataType>& t) {
-  if (IsZonedTimestamp(*t)) return arrow::utf8();
+  if (IsZonedTimestamp(*t) || t->id() == arrow::Type::DATE32) return arrow::utf8();
   return t;
 }
 
@@ -79,7 +80,8 @@ class FileReader : public arrow::RecordBatchReader {
       std::shared_ptr<arrow::Field> out = f;
       if (table_schema_) {
         auto tf = table_schema_->GetFieldByName(f->name());
-        if (tf && IsZonedTimestamp(*tf->type()) && f->type()->id() == arrow::Type::STRING) {
+        if (tf && (IsZonedTimestamp(*tf->type()) || tf->type()->id() == arrow::Type::DATE32) &&
+            f->type()->id() == arrow::Type::STRING) {
           out = f->WithType(tf->type());
         }
       }
@@ -99,7 +101,11 @@ class FileReader : public arrow::RecordBatchReader {
     for (int i = 0; i < (*out)->num_columns(); ++i) {
       auto col = (*out)->column(i);
       if (!col->type()->Equals(*schema_->field(i)->type())) {
-        auto converted = TextToTimestamps(*col, schema_->field(i)->type(), schema_->field(i)->name());
+        const auto& target = schema_->field(i)->type();
+        auto converted =
+            target->id() == arrow::Type::DATE32
+                ? arrow::compute::Cast(*col, target)
+                : TextToTimestamps(*col, target, schema_->field(i)->name());
         if (!converted.ok()) {
           return DeltaError(DeltaErrorCode::kInvalidArgument,
                             fmt::format("cannot read input {}: {}", name_,

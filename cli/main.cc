@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   add(deltacpp::cli::AddFilesCommand);
   add(deltacpp::cli::AddCreateCommand);
   add(deltacpp::cli::AddWriteCommand);
+  add(deltacpp::cli::AddAlterCommand);
+  add(deltacpp::cli::AddCheckpointCommand);
   CLI11_PARSE(app, argc, argv);
   if (show_version) {
     fmt::print("deltacpp {}\n", deltacpp::kVersion);

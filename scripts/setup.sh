@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs everything the build and the tests need, skipping what is already present.
 # Debian packages (apt-get update at most once) and a pinned Python virtualenv in .venv whose
-# pyarrow wheel provides Arrow C++ / Parquet C++.
+# pyarrow wheel provides Arrow C++ / Parquet C++, plus the peers of the interoperability suite
+# (delta-rs, pyspark + delta-spark; Spark fetches Delta's jars from Maven Central into ~/.ivy2
+# on its first start and reuses them after).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 DEB_PACKAGES=(g++ make cmake ninja-build ccache pkg-config python3-venv
   libsimdjson-dev rapidjson-dev libroaring-dev libcli11-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev)
+  libgtest-dev libgmock-dev libbenchmark-dev
+  openjdk-17-jre-headless)  # Java for Spark in the interoperability suite (tests/interop)
 
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
@@ -30,6 +33,13 @@ if [[ ! -f "$STAMP" || "$(cat "$STAMP")" != "$WANT" ]]; then
   echo "setup: creating .venv from requirements.txt (constraints.txt)"
   if [[ ! -x .venv/bin/python ]]; then python3 -m venv .venv; fi
   .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt -c constraints.txt
+  # Nothing may have moved pyarrow (constraints.txt pins it; check anyway).
+  want_pa="$(sed -n 's/^pyarrow==//p' constraints.txt)"
+  have_pa="$(.venv/bin/python -c 'import pyarrow; print(pyarrow.__version__)')"
+  if [[ "$have_pa" != "$want_pa" ]]; then
+    echo "setup: pyarrow is $have_pa, constraints.txt pins $want_pa" >&2
+    exit 1
+  fi
   # The wheel ships only versioned sonames (libarrow.so.2600); make the unversioned names the
   # linker looks for.
   .venv/bin/python -c "import pyarrow; pyarrow.create_library_symlinks()"

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Runs every test: the GoogleTest suites through ctest, then each benchmark once at a tiny size.
+# Runs every test: the GoogleTest suites through ctest, then each benchmark once at a tiny size,
+# then the interoperability suite (tests/interop: Spark and delta-rs against the CLI).
 set -euo pipefail
 BUILD="${1:-build}"
 cd "$(dirname "$0")/.."
 export TZ=UTC
 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)"
 if [[ -x scripts/bench-smoke.sh ]]; then scripts/bench-smoke.sh "$BUILD"; fi
+# Interoperability with real peers; never skipped: a peer that cannot start fails the run.
+DELTACPP_CLI="$(pwd)/$BUILD/deltacpp"
+if [[ "$BUILD" = /* ]]; then DELTACPP_CLI="$BUILD/deltacpp"; fi
+TZ=UTC DELTACPP_CLI="$DELTACPP_CLI" .venv/bin/python -m pytest -q tests/interop

@@ -31,6 +31,7 @@ enum class DeltaErrorCode {
   kConcurrentTransaction,
   kConstraintViolation,    ///< NOT NULL, CHECK constraint or replaceWhere violated by new rows
   kTableAlreadyExists,     ///< CREATE TABLE where a table exists
+  kCommitStateUnknown,     ///< a commit write failed and whether it landed cannot be told
   kAppendOnlyViolation,    ///< a data-changing remove on a `delta.appendOnly` table
 };
 

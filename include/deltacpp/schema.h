@@ -79,7 +79,8 @@ std::shared_ptr<arrow::Schema> PhysicalSchema(const arrow::Schema& logical, Colu
 
 namespace deltacpp {
 /// Parses column definitions as written in CREATE TABLE: `id long NOT NULL, price
-/// DECIMAL(10,2), tags ARRAY<STRING>, day DATE GENERATED ALWAYS AS (CAST(ts AS DATE))`. Delta
+/// DECIMAL(10,2), tags ARRAY<STRING>, day DATE GENERATED ALWAYS AS (CAST(ts AS DATE)),
+/// n BIGINT GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1)`. Delta
 /// and SQL type names, case-insensitive. InvalidExpression naming the position on errors.
 arrow::Result<std::shared_ptr<arrow::Schema>> SchemaFromDdl(std::string_view ddl);
 }  // namespace deltacpp

@@ -30,7 +30,7 @@ struct TransactionOptions {
   std::chrono::milliseconds max_backoff{1000};
   std::optional<std::string> user_metadata;
   /// Row-level writer duties the caller has fulfilled for the rows it commits: any of
-  /// "invariants", "checkConstraints", "generatedColumns". A table that uses one of these
+  /// "invariants", "checkConstraints", "generatedColumns", "identityColumns". A table that uses one of these
   /// features (a column with `delta.invariants` or `delta.generationExpression`, a
   /// `delta.constraints.*` property) is refused with UnsupportedFeature unless it is listed.
   std::vector<std::string> enforced_features;

@@ -36,7 +36,8 @@ arrow::Result<CreateTableResult> CreateTable(std::string_view location,
   // A new definition has no rows yet, so its row-level duties hold trivially.
   TransactionOptions txn_options = options.transaction;
   txn_options.enforced_features.insert(txn_options.enforced_features.end(),
-                                       {"checkConstraints", "generatedColumns", "invariants"});
+                                       {"checkConstraints", "generatedColumns", "invariants",
+                                        "identityColumns"});
   ARROW_ASSIGN_OR_RAISE(auto txn, Transaction::Start(table, current, txn_options));
   Protocol protocol = current ? MergeProtocols(current->protocol(), def.protocol) : def.protocol;
   if (!current || EffectiveFeatures(protocol) != EffectiveFeatures(current->protocol()) ||

@@ -1,7 +1,9 @@
 #include "ops/row_constraints.h"
 
 #include <arrow/compute/api.h>
+#include <arrow/util/key_value_metadata.h>
 #include <fmt/core.h>
+#include <rapidjson/document.h>
 
 #include "deltacpp/error.h"
 #include "expr/binder.h"
@@ -22,6 +24,56 @@ std::string RowText(const arrow::RecordBatch& batch, int64_t row) {
   return out;
 }
 
+constexpr const char* kInvariantsKey = "delta.invariants";
+
+// The SQL of a `delta.invariants` value: `{"expression":{"expression":"<SQL>"}}`, stored either
+// as that JSON object or as a JSON string holding it (as delta-spark writes it).
+arrow::Result<std::string> InvariantSql(const std::string& raw, const std::string& column) {
+  auto corrupt = [&]() {
+    return DeltaError(DeltaErrorCode::kCorruptLog,
+                      fmt::format("column '{}': malformed {}: {}", column, kInvariantsKey, raw));
+  };
+  rapidjson::Document doc;
+  doc.Parse(raw.data(), raw.size());
+  if (doc.HasParseError()) return corrupt();
+  if (doc.IsString()) {
+    std::string inner(doc.GetString(), doc.GetStringLength());
+    rapidjson::Document nested;
+    nested.Parse(inner.data(), inner.size());
+    if (nested.HasParseError()) return corrupt();
+    doc.Swap(nested);
+  }
+  if (!doc.IsObject()) return corrupt();
+  auto outer = doc.FindMember("expression");
+  if (outer == doc.MemberEnd() || !outer->value.IsObject()) return corrupt();
+  auto sql = outer->value.FindMember("expression");
+  if (sql == outer->value.MemberEnd() || !sql->value.IsString()) return corrupt();
+  return std::string(sql->value.GetString(), sql->value.GetStringLength());
+}
+
+// Collects (column path, SQL) of every invariant under `fields`; `in_collection` is set below
+// arrays and maps, where an invariant cannot be evaluated row by row.
+arrow::Status CollectInvariants(const arrow::FieldVector& fields, const std::string& prefix,
+                                bool in_collection,
+                                std::vector<std::pair<std::string, std::string>>* out) {
+  for (const auto& f : fields) {
+    const std::string path = prefix.empty() ? f->name() : prefix + "." + f->name();
+    if (f->metadata() && f->metadata()->Contains(kInvariantsKey)) {
+      if (in_collection) {
+        return DeltaError(DeltaErrorCode::kUnsupportedFeature,
+                          fmt::format("field '{}' inside an array or map has an invariant, which "
+                                      "cannot be checked",
+                                      path));
+      }
+      ARROW_ASSIGN_OR_RAISE(auto sql, InvariantSql(*f->metadata()->Get(kInvariantsKey), path));
+      out->emplace_back(path, std::move(sql));
+    }
+    const bool collection = in_collection || f->type()->id() != arrow::Type::STRUCT;
+    ARROW_RETURN_NOT_OK(CollectInvariants(f->type()->fields(), path, collection, out));
+  }
+  return arrow::Status::OK();
+}
+
 }  // namespace
 
 arrow::Result<RowConstraints> RowConstraints::Make(
@@ -31,8 +83,12 @@ arrow::Result<RowConstraints> RowConstraints::Make(
   RowConstraints out;
   out.schema_ = schema;
   auto add = [&](const std::string& description, const std::string& sql) -> arrow::Status {
-    ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(sql));
-    auto bound = BindPredicate(parsed, *schema);
+    auto parsed = ParseExpression(sql);
+    if (!parsed.ok()) {
+      return arrow::Status(parsed.status().code(), description + ": " + parsed.status().message(),
+                           parsed.status().detail());
+    }
+    auto bound = BindPredicate(*parsed, *schema);
     if (!bound.ok()) {
       return arrow::Status(bound.status().code(),
                            description + ": " + bound.status().message(), bound.status().detail());
@@ -43,6 +99,11 @@ arrow::Result<RowConstraints> RowConstraints::Make(
     out.rules_.push_back(Rule{description, std::move(expr)});
     return arrow::Status::OK();
   };
+  std::vector<std::pair<std::string, std::string>> invariants;
+  ARROW_RETURN_NOT_OK(CollectInvariants(schema->fields(), "", false, &invariants));
+  for (const auto& [column, sql] : invariants) {
+    ARROW_RETURN_NOT_OK(add(fmt::format("invariant on column '{}' ({})", column, sql), sql));
+  }
   for (const auto& [key, sql] : configuration) {
     const std::string prefix = "delta.constraints.";
     if (key.starts_with(prefix)) {

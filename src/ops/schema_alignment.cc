@@ -1,9 +1,14 @@
 #include "ops/schema_alignment.h"
 
 #include <arrow/compute/api.h>
+#include <arrow/util/key_value_metadata.h>
 #include <fmt/core.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include "deltacpp/error.h"
+#include "protocol/table_features.h"
 #include "util/uri.h"
 
 namespace deltacpp::internal {
@@ -77,28 +82,194 @@ bool SafelyWidens(const arrow::DataType& from, const arrow::DataType& to) {
   return false;
 }
 
-// Merges the fields of an input struct into a table struct (mergeSchema on nested columns).
-arrow::Result<std::shared_ptr<arrow::DataType>> MergeStruct(const arrow::DataType& table,
-                                                            const arrow::DataType& input,
-                                                            const std::string& path) {
-  arrow::FieldVector fields = table.fields();
-  for (const auto& f : input.fields()) {
-    int j = FindField(fields, f->name());
-    if (j < 0) {
-      fields.push_back(f->WithNullable(true));
-      continue;
-    }
-    const auto& tf = fields[j];
-    if (tf->type()->id() == arrow::Type::STRUCT && f->type()->id() == arrow::Type::STRUCT) {
-      ARROW_ASSIGN_OR_RAISE(auto merged, MergeStruct(*tf->type(), *f->type(), path + "." + tf->name()));
-      fields[j] = tf->WithType(merged);
-    } else if (!SafelyWidens(*f->type(), *tf->type())) {
-      return DeltaError(DeltaErrorCode::kSchemaMismatch,
-                        fmt::format("column '{}.{}': the table has type {}, the data has {}", path,
-                                    tf->name(), tf->type()->ToString(), f->type()->ToString()));
+bool IsDecimal(arrow::Type::type id) {
+  return id == arrow::Type::DECIMAL32 || id == arrow::Type::DECIMAL64 ||
+         id == arrow::Type::DECIMAL128 || id == arrow::Type::DECIMAL256;
+}
+
+// Whether Delta type widening may change a column of type `from` to `to`.
+bool TypeChangeAllowed(const arrow::DataType& from, const arrow::DataType& to) {
+  const int rf = IntegerRank(from.id()), rt = IntegerRank(to.id());
+  if (rf && rt) return rf < rt;
+  if (from.id() == arrow::Type::FLOAT && to.id() == arrow::Type::DOUBLE) return true;
+  if (rf && rf <= 3 && to.id() == arrow::Type::DOUBLE) return true;
+  if (from.id() == arrow::Type::DATE32 && to.id() == arrow::Type::TIMESTAMP) {
+    return static_cast<const arrow::TimestampType&>(to).timezone().empty();
+  }
+  if (!IsDecimal(to.id())) return false;
+  const auto& d = static_cast<const arrow::DecimalType&>(to);
+  if (d.precision() > 38 || d.scale() < 0) return false;
+  const int integer_digits = d.precision() - d.scale();
+  if (IsDecimal(from.id())) {
+    const auto& f = static_cast<const arrow::DecimalType&>(from);
+    return d.scale() >= f.scale() && integer_digits >= f.precision() - f.scale();
+  }
+  if (rf && rf <= 3) return integer_digits >= 10;
+  if (rf == 4) return integer_digits >= 20;
+  return false;
+}
+
+// The type a widened column gets: `input` as the Delta schema stores it.
+std::shared_ptr<arrow::DataType> StoredType(const std::shared_ptr<arrow::DataType>& input) {
+  if (input->id() == arrow::Type::TIMESTAMP) return arrow::timestamp(arrow::TimeUnit::MICRO);
+  if (IsDecimal(input->id())) {
+    const auto& d = static_cast<const arrow::DecimalType&>(*input);
+    return arrow::decimal128(d.precision(), d.scale());
+  }
+  return input;
+}
+
+// Delta's name of a primitive type that takes part in type widening.
+std::string DeltaTypeName(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::INT8: return "byte";
+    case arrow::Type::INT16: return "short";
+    case arrow::Type::INT32: return "integer";
+    case arrow::Type::INT64: return "long";
+    case arrow::Type::FLOAT: return "float";
+    case arrow::Type::DOUBLE: return "double";
+    case arrow::Type::DATE32: return "date";
+    case arrow::Type::TIMESTAMP:
+      return static_cast<const arrow::TimestampType&>(type).timezone().empty() ? "timestamp_ntz"
+                                                                              : "timestamp";
+    default:
+      break;
+  }
+  if (IsDecimal(type.id())) {
+    const auto& d = static_cast<const arrow::DecimalType&>(type);
+    return fmt::format("decimal({},{})", d.precision(), d.scale());
+  }
+  return type.ToString();
+}
+
+// One entry of `delta.typeChanges`.
+struct TypeChange {
+  std::string from_type;
+  std::string to_type;
+  std::string field_path;  ///< empty for the field itself
+};
+
+constexpr const char* kTypeChangesKey = "delta.typeChanges";
+
+// `field` with `changes` appended to its `delta.typeChanges` metadata (existing entries kept).
+arrow::Result<std::shared_ptr<arrow::Field>> WithTypeChanges(
+    const std::shared_ptr<arrow::Field>& field, const std::vector<TypeChange>& changes,
+    const std::string& path) {
+  if (changes.empty()) return field;
+  rapidjson::Document doc;
+  doc.SetArray();
+  auto& alloc = doc.GetAllocator();
+  auto md = field->metadata() ? field->metadata()->Copy()
+                              : std::make_shared<arrow::KeyValueMetadata>();
+  if (int i = md->FindKey(kTypeChangesKey); i >= 0) {
+    const std::string& existing = md->value(i);
+    doc.Parse(existing.data(), existing.size());
+    if (doc.HasParseError() || !doc.IsArray()) {
+      return DeltaError(DeltaErrorCode::kCorruptLog,
+                        fmt::format("column '{}': field metadata {} is not a JSON array: {}", path,
+                                    kTypeChangesKey, existing));
     }
   }
-  return arrow::struct_(fields);
+  auto str = [&](const std::string& v) {
+    return rapidjson::Value(v.data(), static_cast<rapidjson::SizeType>(v.size()), alloc);
+  };
+  for (const auto& c : changes) {
+    rapidjson::Value entry(rapidjson::kObjectType);
+    entry.AddMember("fromType", str(c.from_type), alloc);
+    entry.AddMember("toType", str(c.to_type), alloc);
+    if (!c.field_path.empty()) entry.AddMember("fieldPath", str(c.field_path), alloc);
+    doc.PushBack(entry, alloc);
+  }
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buf);
+  doc.Accept(writer);
+  ARROW_RETURN_NOT_OK(md->Set(kTypeChangesKey, buf.GetString()));
+  return field->WithMetadata(md);
+}
+
+// How far a write may evolve the table schema.
+struct Evolution {
+  bool merge_schema = false;  ///< add new (nested) struct fields
+  bool widen = false;         ///< change types by Delta type widening
+  std::vector<std::string>* widened = nullptr;
+};
+
+std::string JoinFieldPath(const std::string& base, const std::string& part) {
+  return base.empty() ? part : base + "." + part;
+}
+
+arrow::Status TypeMismatch(const std::string& path, const arrow::DataType& table,
+                           const arrow::DataType& input, const Evolution& ev) {
+  std::string hint;
+  if (ev.widen) {
+    hint = " (not a type change Delta type widening allows)";
+  }
+  return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                    fmt::format("column '{}': the table has type {}, the data has {}{}", path,
+                                table.ToString(), input.ToString(), hint));
+}
+
+// The type of table column `path` after it takes values of type `input`. Type changes of the
+// column itself and of array elements / map keys and values below it are appended to `changes`
+// (fieldPath relative to the column, starting at `field_path`); struct fields below record
+// their own. `new_fields` says whether new struct fields may be added at this level (not
+// inside arrays and maps).
+arrow::Result<std::shared_ptr<arrow::DataType>> EvolveType(
+    const std::shared_ptr<arrow::DataType>& table, const std::shared_ptr<arrow::DataType>& input,
+    const std::string& path, const std::string& field_path, bool new_fields,
+    const Evolution& ev, std::vector<TypeChange>* changes) {
+  if (SafelyWidens(*input, *table)) return table;
+  if (table->id() == arrow::Type::STRUCT && input->id() == arrow::Type::STRUCT) {
+    arrow::FieldVector fields = table->fields();
+    for (const auto& f : input->fields()) {
+      int j = FindField(fields, f->name());
+      if (j < 0) {
+        if (!ev.merge_schema || !new_fields) {
+          return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                            fmt::format("column '{}.{}' is not in the table (nested fields inside "
+                                        "arrays and maps are not added by mergeSchema)",
+                                        path, f->name()));
+        }
+        fields.push_back(f->WithNullable(true));
+        continue;
+      }
+      const auto& tf = fields[j];
+      const std::string child_path = path + "." + tf->name();
+      std::vector<TypeChange> child_changes;
+      ARROW_ASSIGN_OR_RAISE(auto type, EvolveType(tf->type(), f->type(), child_path, "",
+                                                  new_fields, ev, &child_changes));
+      ARROW_ASSIGN_OR_RAISE(fields[j], WithTypeChanges(tf->WithType(type), child_changes,
+                                                       child_path));
+    }
+    return arrow::struct_(fields);
+  }
+  if (ev.widen && table->id() == arrow::Type::LIST && input->id() == arrow::Type::LIST) {
+    const auto& t = static_cast<const arrow::ListType&>(*table);
+    const auto& in = static_cast<const arrow::ListType&>(*input);
+    ARROW_ASSIGN_OR_RAISE(auto element,
+                          EvolveType(t.value_type(), in.value_type(), path + ".element",
+                                     JoinFieldPath(field_path, "element"), false, ev, changes));
+    return arrow::list(t.value_field()->WithType(element));
+  }
+  if (ev.widen && table->id() == arrow::Type::MAP && input->id() == arrow::Type::MAP) {
+    const auto& t = static_cast<const arrow::MapType&>(*table);
+    const auto& in = static_cast<const arrow::MapType&>(*input);
+    ARROW_ASSIGN_OR_RAISE(auto key, EvolveType(t.key_type(), in.key_type(), path + ".key",
+                                               JoinFieldPath(field_path, "key"), false, ev,
+                                               changes));
+    ARROW_ASSIGN_OR_RAISE(auto value,
+                          EvolveType(t.item_type(), in.item_type(), path + ".value",
+                                     JoinFieldPath(field_path, "value"), false, ev, changes));
+    return std::make_shared<arrow::MapType>(t.key_field()->WithType(key),
+                                            t.item_field()->WithType(value), t.keys_sorted());
+  }
+  if (ev.widen && TypeChangeAllowed(*table, *input)) {
+    auto widened = StoredType(input);
+    changes->push_back(TypeChange{DeltaTypeName(*table), DeltaTypeName(*widened), field_path});
+    if (ev.widened) ev.widened->push_back(path);
+    return widened;
+  }
+  return TypeMismatch(path, *table, *input, ev);
 }
 
 arrow::Result<std::shared_ptr<arrow::Array>> CastTo(const std::shared_ptr<arrow::Array>& array,
@@ -140,8 +311,13 @@ arrow::Result<std::shared_ptr<arrow::Array>> CastTo(const std::shared_ptr<arrow:
 }  // namespace
 
 arrow::Result<SchemaAlignment> AlignSchemas(const arrow::Schema& table, const arrow::Schema& input,
-                                            bool merge_schema) {
+                                            bool merge_schema, bool type_widening) {
   SchemaAlignment out;
+  const bool widen = merge_schema && type_widening;
+  Evolution evolution;
+  evolution.merge_schema = merge_schema;
+  evolution.widen = widen;
+  evolution.widened = &out.widened_columns;
   arrow::FieldVector fields = table.fields();
   std::vector<std::string> extra;
   std::vector<std::string> mismatched;
@@ -159,11 +335,20 @@ arrow::Result<SchemaAlignment> AlignSchemas(const arrow::Schema& table, const ar
     }
     const auto& tf = fields[j];
     if (SafelyWidens(*in->type(), *tf->type())) continue;
-    if (merge_schema && tf->type()->id() == arrow::Type::STRUCT &&
-        in->type()->id() == arrow::Type::STRUCT) {
-      ARROW_ASSIGN_OR_RAISE(auto merged, MergeStruct(*tf->type(), *in->type(), tf->name()));
-      if (!merged->Equals(*tf->type())) {
-        fields[j] = tf->WithType(merged);
+    const auto tid = tf->type()->id();
+    const bool same_nesting = tid == in->type()->id() &&
+                              (tid == arrow::Type::STRUCT || tid == arrow::Type::LIST ||
+                               tid == arrow::Type::MAP);
+    const bool evolve =
+        (merge_schema && tid == arrow::Type::STRUCT && same_nesting) ||
+        (widen && (same_nesting || TypeChangeAllowed(*tf->type(), *in->type())));
+    if (evolve) {
+      std::vector<TypeChange> changes;
+      ARROW_ASSIGN_OR_RAISE(auto merged, EvolveType(tf->type(), in->type(), tf->name(), "", true,
+                                                    evolution, &changes));
+      if (!merged->Equals(*tf->type()) || !changes.empty()) {
+        ARROW_ASSIGN_OR_RAISE(fields[j],
+                              WithTypeChanges(tf->WithType(merged), changes, tf->name()));
         out.schema_changed = true;
       }
       continue;
@@ -174,11 +359,16 @@ arrow::Result<SchemaAlignment> AlignSchemas(const arrow::Schema& table, const ar
   if (!mismatched.empty()) {
     std::string list;
     for (const auto& m : mismatched) list += (list.empty() ? "" : "; ") + m;
+    std::string hint = "types can only be widened safely; changing a type needs "
+                       "delta.enableTypeWidening";
+    if (widen) {
+      hint = "not a type change Delta type widening allows";
+    } else if (type_widening) {
+      hint = "types can only be widened safely; widening a column type needs mergeSchema";
+    }
     return DeltaError(DeltaErrorCode::kSchemaMismatch,
-                      fmt::format("the data does not match the table schema: {} (types can only "
-                                  "be widened safely; changing a type needs "
-                                  "delta.enableTypeWidening)",
-                                  list));
+                      fmt::format("the data does not match the table schema: {} ({})", list,
+                                  hint));
   }
   if (!extra.empty()) {
     std::string list;
@@ -198,6 +388,23 @@ arrow::Result<SchemaAlignment> AlignSchemas(const arrow::Schema& table, const ar
     out.input_index.push_back(idx);
   }
   return out;
+}
+
+bool TypeWideningEnabled(const std::map<std::string, std::string>& configuration) {
+  auto it = configuration.find("delta.enableTypeWidening");
+  return it != configuration.end() && EqualsIgnoreCase(it->second, "true");
+}
+
+std::optional<Protocol> ProtocolForTypeWidening(const Protocol& current) {
+  for (const auto& f : EffectiveFeatures(current)) {
+    if (f == "typeWidening" || f == "typeWidening-preview") return std::nullopt;
+  }
+  Protocol needed;
+  needed.min_reader_version = 3;
+  needed.min_writer_version = 7;
+  needed.reader_features = std::vector<std::string>{"typeWidening"};
+  needed.writer_features = std::vector<std::string>{"typeWidening"};
+  return MergeProtocols(current, needed);
 }
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(

@@ -11,6 +11,8 @@
 #include "expr/parser.h"
 #include "expr/to_arrow.h"
 #include "log/file_action_schema.h"
+#include "ops/generated_columns.h"
+#include "ops/identity_columns.h"
 #include "ops/op_util.h"
 #include "ops/row_constraints.h"
 #include "ops/schema_alignment.h"
@@ -127,9 +129,12 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
     ARROW_ASSIGN_OR_RAISE(auto latest, table->Latest());
     snapshot = latest;
   }
-  // CHECK constraints are checked on every row below (RowConstraints).
+  // Every new row is checked below (RowConstraints: NOT NULL, invariants, CHECK constraints;
+  // GeneratedColumns), and identity values are generated with their high-water mark committed.
   TransactionOptions txn_options = options.transaction;
-  txn_options.enforced_features.push_back("checkConstraints");
+  txn_options.enforced_features.insert(
+      txn_options.enforced_features.end(),
+      {"invariants", "checkConstraints", "generatedColumns", "identityColumns"});
   ARROW_ASSIGN_OR_RAISE(auto txn, Transaction::Start(table, snapshot, txn_options));
 
   WriteResult result;
@@ -181,19 +186,35 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
     table_schema = snapshot->schema();
   }
 
-  ARROW_ASSIGN_OR_RAISE(auto alignment, AlignSchemas(*table_schema, *input_schema,
-                                                     options.merge_schema));
+  // Generated and identity columns the input lacks enter the alignment as null columns of the
+  // table's type (so NOT NULL ones are not reported missing) and are filled per batch below.
+  arrow::FieldVector computed = GeneratedColumns::MissingFrom(*table_schema, *input_schema);
+  for (auto& f : IdentityColumns::MissingFrom(*table_schema, *input_schema)) computed.push_back(f);
+  arrow::FieldVector widened_fields = input_schema->fields();
+  for (const auto& f : computed) widened_fields.push_back(arrow::field(f->name(), f->type()));
+  const auto widened_input = arrow::schema(widened_fields, input_schema->metadata());
+  ARROW_ASSIGN_OR_RAISE(auto alignment,
+                        AlignSchemas(*table_schema, *widened_input, options.merge_schema,
+                                     TypeWideningEnabled(metadata.configuration)));
   if (alignment.schema_changed) {
     ARROW_ASSIGN_OR_RAISE(metadata.schema_string, SchemaToDeltaJson(*alignment.table_schema));
     metadata_changed = true;
   }
+  if (snapshot && !new_protocol && !alignment.widened_columns.empty()) {
+    new_protocol = ProtocolForTypeWidening(snapshot->protocol());
+  }
+  ARROW_ASSIGN_OR_RAISE(auto generated,
+                        GeneratedColumns::Make(alignment.table_schema, *input_schema));
+  ARROW_ASSIGN_OR_RAISE(auto identity,
+                        IdentityColumns::Make(alignment.table_schema, *input_schema));
   ARROW_ASSIGN_OR_RAISE(auto constraints,
                         RowConstraints::Make(alignment.table_schema, metadata.configuration,
                                              options.replace_where));
 
-  ARROW_ASSIGN_OR_RAISE(auto writer,
-                        DataWriter::Make(WriterOptionsFor(table->root(), table->store()->filesystem(),
-                                                          alignment.table_schema, metadata)));
+  DataWriterOptions writer_options = WriterOptionsFor(
+      table->root(), table->store()->filesystem(), alignment.table_schema, metadata);
+  writer_options.compression = options.compression;
+  ARROW_ASSIGN_OR_RAISE(auto writer, DataWriter::Make(std::move(writer_options)));
   auto fail = [&](const arrow::Status& st) -> arrow::Status {
     (void)writer->Abort();
     return st;
@@ -203,13 +224,34 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
     auto st = input->ReadNext(&batch);
     if (!st.ok()) return fail(st);
     if (!batch) break;
+    if (!computed.empty()) {
+      auto columns = batch->columns();
+      for (const auto& f : computed) {
+        auto nulls = arrow::MakeArrayOfNull(f->type(), batch->num_rows());
+        if (!nulls.ok()) return fail(nulls.status());
+        columns.push_back(*nulls);
+      }
+      batch = arrow::RecordBatch::Make(widened_input, batch->num_rows(), std::move(columns));
+    }
     auto conformed = ConformBatch(alignment, batch);
+    if (conformed.ok()) conformed = identity.Assign(*conformed);
+    if (conformed.ok()) conformed = generated.Apply(*conformed);
     if (!conformed.ok()) return fail(conformed.status());
     st = constraints.Check(**conformed);
     if (!st.ok()) return fail(st);
     result.num_rows += batch->num_rows();
     st = writer->Write(*conformed);
     if (!st.ok()) return fail(st);
+  }
+
+  // Generated identity values move the high-water marks, committed with this write's metaData.
+  auto with_hwm = identity.UpdatedSchema(alignment.table_schema);
+  if (!with_hwm.ok()) return fail(with_hwm.status());
+  if (*with_hwm) {
+    auto schema_string = SchemaToDeltaJson(**with_hwm);
+    if (!schema_string.ok()) return fail(schema_string.status());
+    metadata.schema_string = std::move(*schema_string);
+    metadata_changed = true;
   }
 
   std::vector<RemoveFile> removes;
@@ -275,7 +317,11 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
   }
   auto committed = txn->Commit("WRITE", params, metrics);
   if (!committed.ok()) {
-    (void)writer->Abort();
+    // Files a commit may reference must survive an unknown outcome; VACUUM removes them later
+    // if the commit did not land.
+    if (!IsDeltaError(committed.status(), DeltaErrorCode::kCommitStateUnknown)) {
+      (void)writer->Abort();
+    }
     return committed.status();
   }
   result.version = committed->version;

@@ -21,6 +21,7 @@
 #include "txn/conflict_checker.h"
 #include "util/random_uuid.h"
 #include "txn/retry_backoff.h"
+#include "txn/row_tracking.h"
 #include "txn/writer_features.h"
 #include "util/uri.h"
 
@@ -32,6 +33,7 @@ using internal::CheckWinningCommit;
 using internal::ConflictKey;
 using internal::LosingTransaction;
 using internal::RebasedTableState;
+using internal::RowIdAssignment;
 using internal::WinningCommit;
 
 constexpr int64_t kDefaultCheckpointInterval = 10;
@@ -153,7 +155,8 @@ class TransactionImpl final : public Transaction {
                           const std::map<std::string, std::string>& operation_parameters,
                           const std::map<std::string, std::string>& operation_metrics,
                           IsolationLevel isolation, bool blind_append,
-                          const std::string& txn_id) const;
+                          const std::string& txn_id,
+                          const std::optional<RowIdAssignment>& row_ids) const;
   arrow::Result<std::vector<WinningCommit>> ReadWinners(int64_t first_version) const;
   bool MaybeCheckpoint(int64_t version, const Metadata& metadata) const;
 
@@ -176,6 +179,9 @@ class TransactionImpl final : public Transaction {
   std::vector<CdcFile> cdc_;
   std::map<std::string, Txn> txns_;
   std::map<std::string, DomainMetadata> domains_;
+  // Materialised row-tracking column names used if the committed metaData needs new ones.
+  std::string row_id_column_name_;
+  std::string row_commit_version_column_name_;
   bool finished_ = false;
 };
 
@@ -196,6 +202,9 @@ arrow::Status TransactionImpl::Validate(const RebasedTableState& state) const {
   ARROW_RETURN_NOT_OK(internal::CheckWriteSupported(protocol, metadata, table_root_, version,
                                                     options_.enforced_features));
   ARROW_RETURN_NOT_OK(ValidateFileActions(metadata));
+  if (metadata_) {
+    ARROW_RETURN_NOT_OK(internal::ValidateRowTrackingMetadata(protocol, metadata, table_root_));
+  }
   if (PropertyIsTrue(metadata, "delta.appendOnly")) {
     for (const auto& r : removes_) {
       if (r.data_change) {
@@ -324,7 +333,8 @@ std::string TransactionImpl::BuildCommit(
     std::optional<int64_t> previous_timestamp, const std::string& operation,
     const std::map<std::string, std::string>& operation_parameters,
     const std::map<std::string, std::string>& operation_metrics, IsolationLevel isolation,
-    bool blind_append, const std::string& txn_id) const {
+    bool blind_append, const std::string& txn_id,
+    const std::optional<RowIdAssignment>& row_ids) const {
   Metadata metadata = NewMetadata(state);
   const bool ict = internal::InCommitTimestampsEnabled(metadata);
 
@@ -352,6 +362,10 @@ std::string TransactionImpl::BuildCommit(
       metadata.configuration["delta.inCommitTimestampEnablementTimestamp"] =
           std::to_string(*info.in_commit_timestamp);
     }
+    internal::SetMaterializedColumnNames(NewProtocol(state),
+                                         read_version_ >= 0 ? &state.metadata : nullptr,
+                                         row_id_column_name_, row_commit_version_column_name_,
+                                         &metadata);
     lines.push_back(internal::MetadataToJson(metadata));
   }
   for (const auto& [app_id, txn] : txns_) {
@@ -362,8 +376,13 @@ std::string TransactionImpl::BuildCommit(
   for (const auto& [name, domain] : domains_) {
     lines.push_back(internal::DomainMetadataToJson(domain));
   }
+  if (row_ids && row_ids->high_water_mark_domain) {
+    lines.push_back(internal::DomainMetadataToJson(*row_ids->high_water_mark_domain));
+  }
   for (const auto& r : removes_) lines.push_back(internal::RemoveFileToJson(r));
-  for (const auto& a : adds_) lines.push_back(internal::AddFileToJson(a));
+  for (const auto& a : row_ids ? row_ids->adds : adds_) {
+    lines.push_back(internal::AddFileToJson(a));
+  }
   for (const auto& c : cdc_) lines.push_back(internal::CdcFileToJson(c));
   return internal::JoinActionLines(lines);
 }
@@ -404,7 +423,10 @@ bool TransactionImpl::MaybeCheckpoint(int64_t version, const Metadata& metadata)
   auto snapshot = table->SnapshotAt(version);
   if (!snapshot.ok()) return false;
   auto written = internal::WriteCheckpoint(**snapshot, internal::CheckpointOptions{});
-  return written.ok() && written->written;
+  if (!written.ok() || !written->written) return false;
+  // Expired log files go once a newer checkpoint exists; failing to delete them is harmless.
+  (void)internal::CleanupExpiredLogs(**snapshot, internal::WallClockMillis());
+  return true;
 }
 
 arrow::Result<CommitResult> TransactionImpl::Commit(
@@ -426,15 +448,31 @@ arrow::Result<CommitResult> TransactionImpl::Commit(
   ARROW_ASSIGN_OR_RAISE(auto loser, DescribeForConflicts(isolation, blind_append));
   const std::string txn_id = internal::RandomUuidV4();
   const std::string log_dir = internal::LogDir(table_root_);
+  row_id_column_name_ = internal::NewMaterializedColumnName("_row-id-col-");
+  row_commit_version_column_name_ = internal::NewMaterializedColumnName("_row-commit-version-col-");
+  int64_t row_id_high_water_mark = -1;
+  if (read_snapshot_) {
+    ARROW_ASSIGN_OR_RAISE(row_id_high_water_mark,
+                          internal::RowIdHighWaterMark(
+                              read_snapshot_->domain_metadata(),
+                              fmt::format("table {} version {}", table_root_, read_version_)));
+  }
 
   std::optional<int64_t> previous_timestamp;
   if (read_snapshot_) previous_timestamp = read_snapshot_->timestamp_ms();
   int64_t version = read_version_ + 1;
   CommitResult result;
   for (int attempt = 1;; ++attempt) {
+    // Row ids and row commit versions depend on the version this attempt writes.
+    std::optional<RowIdAssignment> row_ids;
+    if (internal::RowIdAssignmentRequired(NewProtocol(state), NewMetadata(state))) {
+      ARROW_ASSIGN_OR_RAISE(row_ids, internal::AssignRowIds(adds_, row_id_high_water_mark,
+                                                            version, table_root_));
+    }
     const std::string content =
         BuildCommit(state, version, internal::WallClockMillis(), previous_timestamp, operation,
-                    operation_parameters, operation_metrics, isolation, blind_append, txn_id);
+                    operation_parameters, operation_metrics, isolation, blind_append, txn_id,
+                    row_ids);
     const std::string path = log_dir + "/" + internal::CommitFileName(version);
     arrow::Status put = store_->PutIfAbsent(path, content);
     if (put.ok()) {
@@ -442,7 +480,25 @@ arrow::Result<CommitResult> TransactionImpl::Commit(
       result.attempts = attempt;
       break;
     }
-    if (!IsDeltaError(put, DeltaErrorCode::kVersionExists)) return put;
+    if (!IsDeltaError(put, DeltaErrorCode::kVersionExists)) {
+      // The put failed, but it may have failed after the file became visible (e.g. the
+      // directory sync). Read it back: our own bytes there mean the commit landed.
+      auto landed = store_->Read(path);
+      if (landed.ok() && (*landed)->ToString() == content) {
+        result.version = version;
+        result.attempts = attempt;
+        break;
+      }
+      if (!landed.ok() && !IsDeltaError(landed.status(), DeltaErrorCode::kMissingFile)) {
+        return DeltaError(DeltaErrorCode::kCommitStateUnknown,
+                          fmt::format("table {}: writing commit {} failed ({}) and it cannot be "
+                                      "read back ({}): the commit may or may not have landed",
+                                      table_root_, path, put.message(),
+                                      landed.status().message()));
+      }
+      if (landed.ok()) continue;  // another writer's commit is there: treat as a lost race
+      return put;
+    }
 
     if (read_version_ < 0) {
       return DeltaError(DeltaErrorCode::kProtocolChanged,
@@ -460,6 +516,9 @@ arrow::Result<CommitResult> TransactionImpl::Commit(
     for (const auto& w : winners) {
       ARROW_RETURN_NOT_OK(CheckWinningCommit(loser, w, &state));
       previous_timestamp = w.Timestamp();
+      ARROW_ASSIGN_OR_RAISE(auto winner_hwm, internal::RowIdHighWaterMarkSetBy(
+                                                 w.actions.domains, w.path));
+      if (winner_hwm) row_id_high_water_mark = std::max(row_id_high_water_mark, *winner_hwm);
     }
     // The winners may have changed the table into one this commit may not write as staged.
     ARROW_RETURN_NOT_OK(Validate(state));

@@ -17,12 +17,13 @@ namespace deltacpp::internal {
 namespace {
 
 // Features whose writer duties deltacpp fulfils (invariants, checkConstraints and
-// generatedColumns only while no column or property uses them).
-constexpr std::array<std::string_view, 14> kWriterFeatures = {
+// generatedColumns only while no column or property uses them, or when the caller enforces
+// them; identityColumns, not listed here, only when the caller enforces it).
+constexpr std::array<std::string_view, 15> kWriterFeatures = {
     "appendOnly",        "invariants",          "checkConstraints", "changeDataFeed",
     "generatedColumns",  "columnMapping",       "timestampNtz",     "deletionVectors",
     "domainMetadata",    "v2Checkpoint",        "vacuumProtocolCheck", "inCommitTimestamp",
-    "typeWidening",      "typeWidening-preview",
+    "typeWidening",      "typeWidening-preview", "rowTracking",
 };
 
 bool Listed(const Protocol& p, std::string_view feature) {
@@ -92,7 +93,7 @@ arrow::Status CheckWriteSupported(const Protocol& protocol, const Metadata& meta
   for (const auto& f : features) {
     if (IsSupportedWriterFeature(f)) continue;
     // Writer version 6 implies identity columns; they only need support once a column uses them.
-    if (f == "identityColumns" && !Listed(protocol, f)) continue;
+    if (f == "identityColumns" && (!Listed(protocol, f) || enforced(f))) continue;
     bool reader_listed = protocol.reader_features &&
                          std::find(protocol.reader_features->begin(),
                                    protocol.reader_features->end(), f) !=
@@ -100,10 +101,15 @@ arrow::Status CheckWriteSupported(const Protocol& protocol, const Metadata& meta
     return unsupported(fmt::format("unsupported {} feature '{}'",
                                    reader_listed ? "reader" : "writer", f));
   }
+  // Row ids are tracked through the delta.rowTracking domain.
+  if (has("rowTracking") && !has("domainMetadata")) {
+    return unsupported("feature 'rowTracking' is listed without 'domainMetadata', which it "
+                       "requires");
+  }
   auto identity = FindFieldWithMetadata(fields, "", [](const std::string& key) {
     return key.rfind("delta.identity.", 0) == 0;
   });
-  if (has("identityColumns") && identity) {
+  if (has("identityColumns") && identity && !enforced("identityColumns")) {
     return unsupported(fmt::format("feature 'identityColumns' is in use (column '{}' is an "
                                    "identity column) and deltacpp does not generate identity "
                                    "values",

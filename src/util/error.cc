@@ -27,6 +27,7 @@ const char* DeltaErrorCodeName(DeltaErrorCode code) {
     case DeltaErrorCode::kConcurrentTransaction: return "ConcurrentTransaction";
     case DeltaErrorCode::kConstraintViolation: return "ConstraintViolation";
     case DeltaErrorCode::kTableAlreadyExists: return "TableAlreadyExists";
+    case DeltaErrorCode::kCommitStateUnknown: return "CommitStateUnknown";
     case DeltaErrorCode::kAppendOnlyViolation: return "AppendOnlyViolation";
   }
   return "Unknown";

@@ -517,9 +517,11 @@ arrow::Result<std::unique_ptr<DataWriterImpl::OpenFile>> DataWriterImpl::OpenNew
   file->relative_path = dir + fmt::format("part-{:05d}-{}.c000{}.parquet", file->counter,
                                           RandomUuidV4(), codec_.extension);
   file->absolute_path = options_.table_root + "/" + file->relative_path;
-  if (!dir.empty() && !created_dirs_.count(dir)) {
-    ARROW_RETURN_NOT_OK(fs_->CreateDir(options_.table_root + "/" + dir.substr(0, dir.size() - 1),
-                                       /*recursive=*/true));
+  // The table root itself may not exist yet (a write that creates the table).
+  if (!created_dirs_.count(dir)) {
+    std::string full = options_.table_root;
+    if (!dir.empty()) full += "/" + dir.substr(0, dir.size() - 1);
+    ARROW_RETURN_NOT_OK(fs_->CreateDir(full, /*recursive=*/true));
     created_dirs_.insert(dir);
   }
   ARROW_ASSIGN_OR_RAISE(file->sink, fs_->OpenOutputStream(file->absolute_path));

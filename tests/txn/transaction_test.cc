@@ -314,15 +314,15 @@ TEST(Transaction, RefusesTablesWithFeaturesItCannotWrite) {
         << txn.status().ToString();
     EXPECT_NE(txn.status().message().find(t.root()), std::string::npos);
   }
-  {  // Row tracking is not implemented: refused by name.
+  {  // Clustering is not implemented: refused by name.
     TxnTestTable t;
-    ASSERT_TRUE(t.WriteRawCommit(0, {internal::ProtocolToJson(MakeProtocol(1, 7, {}, {"domainMetadata", "rowTracking"})),
+    ASSERT_TRUE(t.WriteRawCommit(0, {internal::ProtocolToJson(MakeProtocol(1, 7, {}, {"domainMetadata", "clustering"})),
                                      internal::MetadataToJson(MakeMetadata(TestSchema()))})
                     .ok());
     auto txn = t.Begin();
     ASSERT_FALSE(txn.ok());
     EXPECT_EQ(CodeName(txn.status()), "UnsupportedFeature");
-    EXPECT_NE(txn.status().message().find("rowTracking"), std::string::npos);
+    EXPECT_NE(txn.status().message().find("clustering"), std::string::npos);
   }
   {  // Writer version above 7.
     TxnTestTable t;

@@ -26,7 +26,10 @@ struct WriteOptions {
   bool dynamic_partition_overwrite = false;
   /// Partition columns when the write creates the table (must match an existing table's).
   std::vector<std::string> partition_by;
-  /// Add new columns of the input to the table schema.
+  /// Add new columns of the input to the table schema. On a table with
+  /// `delta.enableTypeWidening=true` also widen column types to wider input types where Delta
+  /// allows it (e.g. int -> long, float -> double, date -> timestamp_ntz, wider decimals),
+  /// recording each change in the column's `delta.typeChanges` metadata.
   bool merge_schema = false;
   /// With kOverwrite: replace the table schema with the input's.
   bool overwrite_schema = false;
@@ -36,6 +39,8 @@ struct WriteOptions {
   std::optional<int64_t> txn_version;
   /// Properties for a table the write creates.
   std::map<std::string, std::string> properties;
+  /// Parquet codec of the data files: snappy, zstd, gzip, lz4, brotli or uncompressed.
+  std::string compression = "snappy";
   TransactionOptions transaction;
 };
 
@@ -51,8 +56,12 @@ struct WriteResult {
 
 /// Writes `input` to the table at `location`, creating the table when there is none (operation
 /// WRITE). Streams the input; a failure before the commit deletes the files written and leaves
-/// the log untouched. Errors: SchemaMismatch (naming the columns and types),
-/// ConstraintViolation (NOT NULL, CHECK, replaceWhere), the commit conflicts of Transaction.
+/// the log untouched. Generated columns missing from the input are computed and identity
+/// columns assigned (the new high-water mark is committed with the data). Errors:
+/// SchemaMismatch (naming the columns and types), ConstraintViolation (NOT NULL, CHECK,
+/// invariants, generated-column mismatch, explicit identity values, replaceWhere),
+/// UnsupportedFeature (a generation expression deltacpp cannot evaluate), the commit
+/// conflicts of Transaction (two concurrent identity-assigning writes: MetadataChanged).
 arrow::Result<WriteResult> WriteTable(std::string_view location,
                                       std::shared_ptr<arrow::RecordBatchReader> input,
                                       const WriteOptions& options);

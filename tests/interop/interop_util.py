@@ -1,0 +1,225 @@
+"""Helpers shared by the interoperability tests: run the deltacpp CLI, read a table version
+with deltacpp, delta-rs and Spark, and compare the results as multisets of rows."""
+from __future__ import annotations
+
+import collections
+import datetime as dt
+import decimal
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+REPO = Path(__file__).resolve().parents[2]
+DELTACPP = os.environ.get("DELTACPP_CLI", str(REPO / "build" / "deltacpp"))
+
+
+# ---------------------------------------------------------------------------------------------
+# deltacpp CLI
+# ---------------------------------------------------------------------------------------------
+def cli(*args, check=True, input=None) -> subprocess.CompletedProcess:
+    """Runs `deltacpp ARGS...`; with check, a non-zero exit fails with the CLI's output."""
+    cmd = [DELTACPP, *map(str, args)]
+    p = subprocess.run(cmd, capture_output=True, text=True, input=input, timeout=120)
+    if check and p.returncode != 0:
+        raise AssertionError(
+            f"deltacpp failed (exit {p.returncode}): {' '.join(cmd)}\n"
+            f"stdout: {p.stdout}\nstderr: {p.stderr}")
+    return p
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                    encoding="utf-8")
+    return path
+
+
+def cpp_read(table, version=None, timestamp=None) -> pa.Table:
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "out.parquet"
+        args = ["read", table, "--format", "parquet", "--output", out]
+        if version is not None:
+            args += ["--version", version]
+        if timestamp is not None:
+            args += ["--timestamp", timestamp]
+        cli(*args)
+        return pq.read_table(out)
+
+
+def cpp_history(table) -> list[dict]:
+    out = cli("history", table, "--format", "json").stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def cpp_versions(table) -> list[int]:
+    return sorted(int(h["version"]) for h in cpp_history(table))
+
+
+def cpp_describe(table, version=None) -> dict:
+    args = ["describe", table, "--format", "json"]
+    if version is not None:
+        args += ["--version", version]
+    out = cli(*args).stdout
+    props = {}
+    for line in out.splitlines():
+        if line.strip():
+            o = json.loads(line)
+            props[o["property"]] = o["value"]
+    return props
+
+
+# ---------------------------------------------------------------------------------------------
+# Peers
+# ---------------------------------------------------------------------------------------------
+def rs_table(table, version=None):
+    import deltalake
+    if version is None:
+        return deltalake.DeltaTable(str(table))
+    return deltalake.DeltaTable(str(table), version=version)
+
+
+def rs_read(table, version) -> pa.Table:
+    return rs_table(table, version).to_pyarrow_table()
+
+
+def spark_df(spark, table, version=None, timestamp=None):
+    r = spark.read.format("delta")
+    if version is not None:
+        r = r.option("versionAsOf", version)
+    if timestamp is not None:
+        r = r.option("timestampAsOf", timestamp)
+    return r.load(str(table))
+
+
+# ---------------------------------------------------------------------------------------------
+# Normalisation and comparison
+# ---------------------------------------------------------------------------------------------
+def norm_value(v):
+    """One Python value for the same SQL value, whichever reader produced it: aware datetimes
+    become naive UTC (Spark returns naive datetimes in the process zone, which is UTC here)."""
+    if isinstance(v, dt.datetime) and v.tzinfo is not None:
+        return v.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    if isinstance(v, decimal.Decimal):
+        return v.normalize() if v == v else v
+    if isinstance(v, dict):
+        return tuple(sorted((k, norm_value(x)) for k, x in v.items()))
+    if isinstance(v, (list, tuple)):
+        return tuple(norm_value(x) for x in v)
+    return v
+
+
+def arrow_rows(t: pa.Table, cols: list[str]) -> list[tuple]:
+    missing = [c for c in cols if c not in t.column_names]
+    assert not missing, f"columns {missing} missing from {t.column_names}"
+    data = t.select(cols).to_pylist()
+    return [tuple(norm_value(r[c]) for c in cols) for r in data]
+
+
+def spark_rows(df, cols: list[str]) -> list[tuple]:
+    missing = [c for c in cols if c not in df.columns]
+    assert not missing, f"columns {missing} missing from Spark's {df.columns}"
+    return [tuple(norm_value(v) for v in r) for r in df.select(*[f"`{c}`" for c in cols]).collect()]
+
+
+def assert_same_rows(expected: list[tuple], actual: list[tuple], what: str):
+    e, a = collections.Counter(expected), collections.Counter(actual)
+    if e != a:
+        only_e = sorted((e - a).elements(), key=repr)
+        only_a = sorted((a - e).elements(), key=repr)
+        raise AssertionError(
+            f"{what}: rows differ ({len(expected)} vs {len(actual)} rows)\n"
+            f"  only in expected: {only_e[:20]}\n  only in actual:   {only_a[:20]}")
+
+
+_SPARK_TYPE = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
+
+
+def cpp_columns(table, version=None) -> dict[str, tuple[str, bool]]:
+    """{column: (spark simple type name, nullable)} from `deltacpp describe`."""
+    out = {}
+    for k, v in cpp_describe(table, version).items():
+        if k.startswith("column "):
+            typ = v
+            nullable = True
+            if typ.endswith(" NOT NULL"):
+                typ, nullable = typ[: -len(" NOT NULL")], False
+            typ = typ.strip().lower()
+            out[k[len("column "):]] = (_SPARK_TYPE.get(typ, typ), nullable)
+    return out
+
+
+def spark_columns(df) -> dict[str, tuple[str, bool]]:
+    return {f.name: (f.dataType.simpleString(), f.nullable) for f in df.schema.fields}
+
+
+def arrow_columns(t: pa.Table) -> dict[str, tuple[str, bool]]:
+    out = {}
+    for f in t.schema:
+        ty = f.type
+        # the same logical type in another physical Arrow layout
+        if pa.types.is_large_string(ty) or pa.types.is_string_view(ty):
+            ty = pa.string()
+        if pa.types.is_large_binary(ty) or pa.types.is_binary_view(ty):
+            ty = pa.binary()
+        out[f.name] = (str(ty), f.nullable)
+    return out
+
+
+def compare_version_with_rs(table, version, check_nullability=True):
+    """deltacpp and delta-rs read VERSION of TABLE identically (rows, column types)."""
+    mine = cpp_read(table, version)
+    theirs = rs_read(table, version)
+    cols = mine.column_names
+    assert sorted(cols) == sorted(theirs.column_names), \
+        f"v{version}: columns deltacpp {cols} vs delta-rs {theirs.column_names}"
+    mc, tc = arrow_columns(mine), arrow_columns(theirs)
+    if not check_nullability:
+        mc = {k: (t, True) for k, (t, _) in mc.items()}
+        tc = {k: (t, True) for k, (t, _) in tc.items()}
+    assert mc == tc, f"v{version}: column types deltacpp {mc} vs delta-rs {tc}"
+    assert_same_rows(arrow_rows(mine, cols), arrow_rows(theirs, cols),
+                     f"{table} v{version}: deltacpp (expected) vs delta-rs (actual)")
+    return mine
+
+
+def compare_version_with_spark(spark, table, version, check_nullability=True):
+    """deltacpp and Spark read VERSION of TABLE identically (rows, column types)."""
+    mine = cpp_read(table, version)
+    df = spark_df(spark, table, version)
+    cols = mine.column_names
+    assert sorted(cols) == sorted(df.columns), \
+        f"v{version}: columns deltacpp {cols} vs Spark {df.columns}"
+    mc, sc = cpp_columns(table, version), spark_columns(df)
+    if not check_nullability:
+        mc = {k: (t, True) for k, (t, _) in mc.items()}
+        sc = {k: (t, True) for k, (t, _) in sc.items()}
+    assert mc == sc, f"v{version}: column types deltacpp {mc} vs Spark {sc}"
+    assert_same_rows(arrow_rows(mine, cols), spark_rows(df, cols),
+                     f"{table} v{version}: deltacpp (expected) vs Spark (actual)")
+    return mine
+
+
+def write_parquet(path: Path, rows: list[dict], fields: list[tuple[str, "pa.DataType"]]) -> Path:
+    """Writes ROWS (dicts; values as pyarrow accepts them, strings for dates, timestamps and
+    decimals are converted here) as a Parquet input file for `deltacpp write`."""
+    import datetime as _dt
+    schema = pa.schema([pa.field(n, t) for n, t in fields])
+    cols = {}
+    for name, typ in fields:
+        vals = []
+        for r in rows:
+            v = r.get(name)
+            if isinstance(v, str) and pa.types.is_date(typ):
+                v = _dt.date.fromisoformat(v)
+            elif isinstance(v, str) and pa.types.is_timestamp(typ):
+                v = _dt.datetime.fromisoformat(v.replace("Z", "+00:00"))
+            elif isinstance(v, str) and pa.types.is_decimal(typ):
+                v = decimal.Decimal(v)
+            vals.append(v)
+        cols[name] = pa.array(vals, type=typ)
+    pq.write_table(pa.table(cols, schema=schema), path)
+    return path

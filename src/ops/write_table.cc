@@ -20,6 +20,7 @@
 #include "protocol/schema_json.h"
 #include "util/uri.h"
 #include "write/data_writer.h"
+#include "write/stats_collector.h"
 
 namespace deltacpp {
 
@@ -58,6 +59,59 @@ DataWriterOptions WriterOptionsFor(const std::string& root,
     o.stats_columns = cols;
   }
   return o;
+}
+
+// Clustered tables need statistics on their clustering columns (the `delta.clustering`
+// domain lists them as physical-name paths). When the default first-N columns miss one, the
+// stats columns become the default ones plus the clustering columns.
+arrow::Status IndexClusteringColumns(const Snapshot& snapshot,
+                                     const std::shared_ptr<arrow::Schema>& schema,
+                                     DataWriterOptions* options) {
+  auto domain = snapshot.domain_metadata().find("delta.clustering");
+  if (domain == snapshot.domain_metadata().end() || options->stats_columns) {
+    return arrow::Status::OK();
+  }
+  // Top-level clustering columns by physical name; nested ones are rare and left to the
+  // default selection.
+  std::vector<std::string> clustering;
+  const std::string& conf = domain->second.configuration;
+  for (const auto& f : schema->fields()) {
+    const std::string quoted = "\"" + PhysicalName(*f) + "\"";
+    if (conf.find(quoted) != std::string::npos) clustering.push_back(f->name());
+  }
+  if (clustering.empty()) return arrow::Status::OK();
+  arrow::FieldVector data_fields;
+  for (const auto& f : schema->fields()) {
+    bool partition = false;
+    for (const auto& p : options->partition_columns) partition |= EqualsIgnoreCase(p, f->name());
+    if (!partition) data_fields.push_back(f);
+  }
+  auto data_schema = arrow::schema(data_fields);
+  ARROW_ASSIGN_OR_RAISE(auto leaves, SelectStatsLeaves(*data_schema, options->num_indexed_cols,
+                                                       std::nullopt, options->partition_columns));
+  std::vector<std::string> names;
+  std::set<std::string> covered;
+  for (const auto& leaf : leaves) {
+    std::string name;
+    const arrow::Field* field = nullptr;
+    const arrow::FieldVector* level = &data_fields;
+    for (int idx : leaf.path) {
+      field = (*level)[idx].get();
+      name += (name.empty() ? "" : ".") + ("`" + field->name() + "`");
+      level = &field->type()->fields();
+    }
+    names.push_back(name);
+    if (leaf.path.size() == 1) covered.insert(data_fields[leaf.path[0]]->name());
+  }
+  bool missing = false;
+  for (const auto& c : clustering) {
+    if (!covered.count(c)) {
+      names.push_back("`" + c + "`");
+      missing = true;
+    }
+  }
+  if (missing) options->stats_columns = names;
+  return arrow::Status::OK();
 }
 
 // Rewrites the live files the replaceWhere predicate touches: files whose every row matches
@@ -214,6 +268,9 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
   DataWriterOptions writer_options = WriterOptionsFor(
       table->root(), table->store()->filesystem(), alignment.table_schema, metadata);
   writer_options.compression = options.compression;
+  if (snapshot) {
+    ARROW_RETURN_NOT_OK(IndexClusteringColumns(*snapshot, alignment.table_schema, &writer_options));
+  }
   ARROW_ASSIGN_OR_RAISE(auto writer, DataWriter::Make(std::move(writer_options)));
   auto fail = [&](const arrow::Status& st) -> arrow::Status {
     (void)writer->Abort();

@@ -19,11 +19,11 @@ namespace {
 // Features whose writer duties deltacpp fulfils (invariants, checkConstraints and
 // generatedColumns only while no column or property uses them, or when the caller enforces
 // them; identityColumns, not listed here, only when the caller enforces it).
-constexpr std::array<std::string_view, 15> kWriterFeatures = {
+constexpr std::array<std::string_view, 16> kWriterFeatures = {
     "appendOnly",        "invariants",          "checkConstraints", "changeDataFeed",
     "generatedColumns",  "columnMapping",       "timestampNtz",     "deletionVectors",
     "domainMetadata",    "v2Checkpoint",        "vacuumProtocolCheck", "inCommitTimestamp",
-    "typeWidening",      "typeWidening-preview", "rowTracking",
+    "typeWidening",      "typeWidening-preview", "rowTracking",      "clustering",
 };
 
 bool Listed(const Protocol& p, std::string_view feature) {

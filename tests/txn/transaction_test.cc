@@ -314,15 +314,15 @@ TEST(Transaction, RefusesTablesWithFeaturesItCannotWrite) {
         << txn.status().ToString();
     EXPECT_NE(txn.status().message().find(t.root()), std::string::npos);
   }
-  {  // Clustering is not implemented: refused by name.
+  {  // Iceberg compatibility is not implemented: refused by name.
     TxnTestTable t;
-    ASSERT_TRUE(t.WriteRawCommit(0, {internal::ProtocolToJson(MakeProtocol(1, 7, {}, {"domainMetadata", "clustering"})),
+    ASSERT_TRUE(t.WriteRawCommit(0, {internal::ProtocolToJson(MakeProtocol(1, 7, {}, {"columnMapping", "icebergCompatV1"})),
                                      internal::MetadataToJson(MakeMetadata(TestSchema()))})
                     .ok());
     auto txn = t.Begin();
     ASSERT_FALSE(txn.ok());
     EXPECT_EQ(CodeName(txn.status()), "UnsupportedFeature");
-    EXPECT_NE(txn.status().message().find("clustering"), std::string::npos);
+    EXPECT_NE(txn.status().message().find("icebergCompatV1"), std::string::npos);
   }
   {  // Writer version above 7.
     TxnTestTable t;

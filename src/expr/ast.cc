@@ -7,7 +7,7 @@
 #include <charconv>
 #include <cstdio>
 
-#include "expr/temporal.h"
+#include "util/temporal.h"
 
 namespace deltacpp::internal {
 

@@ -7,7 +7,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "expr/temporal.h"
+#include "util/temporal.h"
 
 namespace deltacpp::internal {
 

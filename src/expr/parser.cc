@@ -8,7 +8,7 @@
 
 #include "deltacpp/error.h"
 #include "expr/lexer.h"
-#include "expr/temporal.h"
+#include "util/temporal.h"
 
 namespace deltacpp::internal {
 

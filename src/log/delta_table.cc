@@ -146,7 +146,7 @@ std::vector<std::string> Snapshot::table_features() const {
 
 }  // namespace deltacpp
 
-#include "expr/temporal.h"
+#include "util/temporal.h"
 
 namespace deltacpp {
 

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "expr/temporal.h"
+#include "util/temporal.h"
 
 namespace deltacpp::internal {
 

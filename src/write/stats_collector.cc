@@ -11,7 +11,7 @@
 
 #include "deltacpp/error.h"
 #include "expr/scalar_compare.h"
-#include "expr/temporal.h"
+#include "util/temporal.h"
 #include "protocol/partition_values.h"
 #include "protocol/schema_json.h"
 #include "util/uri.h"

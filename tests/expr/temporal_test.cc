@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "expr/temporal.h"
+#include "util/temporal.h"
 
 namespace deltacpp::internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "expr/temporal.h"
+#include "util/temporal.h"
 
 #include <cstdio>
 

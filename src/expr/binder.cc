@@ -1,5 +1,7 @@
 #include "expr/binder.h"
 
+#include "util/uri.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -12,17 +14,6 @@ namespace deltacpp::internal {
 namespace {
 
 constexpr int32_t kMaxDecimalPrecision = 38;
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),

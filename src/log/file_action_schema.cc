@@ -123,4 +123,19 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> NormalizeCheckpointFileAction
   return arrow::RecordBatch::Make(schema, actions->length(), std::move(columns));
 }
 
+std::map<std::string, std::optional<std::string>> PartitionValuesAt(const arrow::RecordBatch& batch,
+                                                                    int64_t row) {
+  std::map<std::string, std::optional<std::string>> out;
+  const auto& pvs = static_cast<const arrow::MapArray&>(*batch.column(kPartitionValuesCol));
+  if (pvs.IsNull(row)) return out;
+  const auto& keys = static_cast<const arrow::StringArray&>(*pvs.keys());
+  const auto& items = static_cast<const arrow::StringArray&>(*pvs.items());
+  for (int64_t j = pvs.value_offset(row); j < pvs.value_offset(row + 1); ++j) {
+    std::optional<std::string> v;
+    if (items.IsValid(j)) v = std::string(items.GetView(j));
+    out.emplace(std::string(keys.GetView(j)), std::move(v));
+  }
+  return out;
+}
+
 }  // namespace deltacpp::internal

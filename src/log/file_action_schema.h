@@ -3,7 +3,10 @@
 
 #include <arrow/api.h>
 
+#include <map>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace deltacpp::internal {
 
@@ -51,5 +54,10 @@ const std::shared_ptr<arrow::Schema>& ReplayBatchSchema();
 /// Rows where the struct itself is null are kept (callers filter them).
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> NormalizeCheckpointFileActions(
     const std::shared_ptr<arrow::StructArray>& actions);
+
+/// The partition values (keys as in the log, null values as nullopt) of row `row` of a batch
+/// in FileActionSchema() or ReplayBatchSchema() layout.
+std::map<std::string, std::optional<std::string>> PartitionValuesAt(const arrow::RecordBatch& batch,
+                                                                    int64_t row);
 
 }  // namespace deltacpp::internal

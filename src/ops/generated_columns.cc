@@ -1,5 +1,7 @@
 #include "ops/generated_columns.h"
 
+#include "ops/op_util.h"
+
 #include <arrow/compute/api.h>
 #include <fmt/core.h>
 
@@ -245,16 +247,6 @@ class Lowering {
 arrow::Result<std::shared_ptr<arrow::Array>> ToArray(const arrow::Datum& d, int64_t length) {
   if (d.is_array()) return d.make_array();
   return arrow::MakeArrayFromScalar(*d.scalar(), length);
-}
-
-std::string RowText(const arrow::RecordBatch& batch, int64_t row) {
-  std::string out;
-  for (int c = 0; c < batch.num_columns(); ++c) {
-    auto scalar = batch.column(c)->GetScalar(row);
-    out += fmt::format("{}{}={}", c ? ", " : "", batch.schema()->field(c)->name(),
-                       scalar.ok() ? (*scalar)->ToString() : "?");
-  }
-  return out;
 }
 
 // Arrow's date-part kernel for a step operation.

@@ -46,28 +46,13 @@ int64_t NowMillis() {
       .count();
 }
 
-std::map<std::string, std::optional<std::string>> PartitionValuesOf(const arrow::RecordBatch& files,
-                                                                    int64_t row) {
-  std::map<std::string, std::optional<std::string>> out;
-  const auto& pvs = static_cast<const arrow::MapArray&>(*files.column(kPartitionValuesCol));
-  if (pvs.IsNull(row)) return out;
-  const auto& keys = static_cast<const arrow::StringArray&>(*pvs.keys());
-  const auto& items = static_cast<const arrow::StringArray&>(*pvs.items());
-  for (int64_t j = pvs.value_offset(row); j < pvs.value_offset(row + 1); ++j) {
-    std::optional<std::string> v;
-    if (items.IsValid(j)) v = std::string(items.GetView(j));
-    out.emplace(std::string(keys.GetView(j)), std::move(v));
-  }
-  return out;
-}
-
 RemoveFile RemoveForLiveFile(const arrow::RecordBatch& files, int64_t row, int64_t now_ms) {
   RemoveFile r;
   r.path = std::string(static_cast<const arrow::StringArray&>(*files.column(kPathCol)).GetView(row));
   r.deletion_timestamp = now_ms;
   r.data_change = true;
   r.extended_file_metadata = true;
-  r.partition_values = PartitionValuesOf(files, row);
+  r.partition_values = PartitionValuesAt(files, row);
   const auto& size = static_cast<const arrow::Int64Array&>(*files.column(kSizeCol));
   if (size.IsValid(row)) r.size = size.Value(row);
   const auto& stats = static_cast<const arrow::StringArray&>(*files.column(kStatsCol));
@@ -99,6 +84,16 @@ RemoveFile RemoveForLiveFile(const arrow::RecordBatch& files, int64_t row, int64
       static_cast<const arrow::Int64Array&>(*files.column(kDefaultRowCommitVersionCol));
   if (drcv.IsValid(row)) r.default_row_commit_version = drcv.Value(row);
   return r;
+}
+
+std::string RowText(const arrow::RecordBatch& batch, int64_t row) {
+  std::string out;
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    auto scalar = batch.column(c)->GetScalar(row);
+    out += fmt::format("{}{}={}", c ? ", " : "", batch.schema()->field(c)->name(),
+                       scalar.ok() ? (*scalar)->ToString() : "?");
+  }
+  return out;
 }
 
 arrow::Result<int64_t> IntProperty(const std::map<std::string, std::string>& props,

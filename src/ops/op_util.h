@@ -29,9 +29,9 @@ int64_t NowMillis();
 /// row-tracking fields copied from the add.
 RemoveFile RemoveForLiveFile(const arrow::RecordBatch& files, int64_t row, int64_t now_ms);
 
-/// Partition values of live file `row` (keys as in the log).
-std::map<std::string, std::optional<std::string>> PartitionValuesOf(const arrow::RecordBatch& files,
-                                                                    int64_t row);
+
+/// `name=value, ...` of one row, for error messages.
+std::string RowText(const arrow::RecordBatch& batch, int64_t row);
 
 /// Integer table property, or `fallback` when absent; InvalidArgument when not a number.
 arrow::Result<int64_t> IntProperty(const std::map<std::string, std::string>& props,

@@ -1,5 +1,7 @@
 #include "ops/row_constraints.h"
 
+#include "ops/op_util.h"
+
 #include <arrow/compute/api.h>
 #include <arrow/util/key_value_metadata.h>
 #include <fmt/core.h>
@@ -13,16 +15,6 @@
 namespace deltacpp::internal {
 
 namespace {
-
-std::string RowText(const arrow::RecordBatch& batch, int64_t row) {
-  std::string out;
-  for (int c = 0; c < batch.num_columns(); ++c) {
-    auto scalar = batch.column(c)->GetScalar(row);
-    out += fmt::format("{}{}={}", c ? ", " : "", batch.schema()->field(c)->name(),
-                       scalar.ok() ? (*scalar)->ToString() : "?");
-  }
-  return out;
-}
 
 constexpr const char* kInvariantsKey = "delta.invariants";
 

@@ -336,7 +336,7 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
     const int64_t now = NowMillis();
     std::vector<std::string> read;
     for (int64_t i = 0; i < snapshot->num_files(); ++i) {
-      if (touched.count(PartitionValuesOf(*snapshot->files(), i))) {
+      if (touched.count(PartitionValuesAt(*snapshot->files(), i))) {
         removes.push_back(RemoveForLiveFile(*snapshot->files(), i, now));
         read.push_back(removes.back().path);
       }

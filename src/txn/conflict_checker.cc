@@ -48,22 +48,6 @@ std::vector<WinnerFile> WinnerFiles(const ParsedActions& actions) {
   return out;
 }
 
-// The raw partition values of row `row` of a file-action batch.
-std::map<std::string, std::optional<std::string>> RawPartitionValues(
-    const arrow::RecordBatch& batch, int64_t row) {
-  std::map<std::string, std::optional<std::string>> out;
-  const auto& pvs = static_cast<const arrow::MapArray&>(*batch.column(kPartitionValuesCol));
-  if (!pvs.IsValid(row)) return out;
-  const auto& keys = static_cast<const arrow::StringArray&>(*pvs.keys());
-  const auto& items = static_cast<const arrow::StringArray&>(*pvs.items());
-  for (int64_t j = pvs.value_offset(row); j < pvs.value_offset(row + 1); ++j) {
-    std::optional<std::string> v;
-    if (items.IsValid(j)) v = std::string(items.GetView(j));
-    out.emplace(std::string(keys.GetView(j)), std::move(v));
-  }
-  return out;
-}
-
 std::string PartitionText(const std::map<std::string, std::optional<std::string>>& values) {
   if (values.empty()) return "the table (unpartitioned)";
   std::string out = "partition [";
@@ -177,7 +161,7 @@ arrow::Status CheckConcurrentAppends(const LosingTransaction& loser, const Winni
     // dataChange=false adds hold rows that were already in the table (compaction, stats
     // recommits); the removal of their originals is what conflicts.
     if (!f.is_add || !f.data_change) continue;
-    auto raw = RawPartitionValues(*batch, f.row);
+    auto raw = PartitionValuesAt(*batch, f.row);
     std::optional<std::string> matched;
     if (match_all) {
       matched = loser.read_whole_table ? std::string("the whole table")

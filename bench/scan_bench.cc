@@ -22,37 +22,32 @@
 #include <fmt/core.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/properties.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench_util.h"
 #include "deltacpp/api.h"
 #include "support/fixture_writer.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using namespace deltacpp::bench;  // NOLINT(build/namespaces): the shared benchmark helpers
 
-constexpr const char* kMarkerName = "bench-shape.txt";
 constexpr int64_t kBaseMicros = 1'700'000'000'000'000LL;  // 2023-11-14T22:13:20Z
 
 struct Options {
   int64_t rows = 10'000'000;
   int64_t files = 10;
-  int runs = 5;
+  int64_t runs = 5;
   std::string dir;
 };
 
@@ -60,42 +55,11 @@ void Usage(const char* argv0) {
   fmt::print(stderr, "usage: {} [--rows N] [--files F] [--runs R] [--dir PATH]\n", argv0);
 }
 
-std::optional<int64_t> ParseInt(std::string_view text) {
-  int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 std::optional<Options> ParseArgs(int argc, char** argv) {
   Options opt;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") return std::nullopt;
-    if (i + 1 >= argc) {
-      fmt::print(stderr, "missing value for {}\n", arg);
-      return std::nullopt;
-    }
-    std::string_view value = argv[++i];
-    if (arg == "--dir") {
-      opt.dir = std::string(value);
-      continue;
-    }
-    auto n = ParseInt(value);
-    if (!n) {
-      fmt::print(stderr, "{} needs an integer, got '{}'\n", arg, value);
-      return std::nullopt;
-    }
-    if (arg == "--rows") {
-      opt.rows = *n;
-    } else if (arg == "--files") {
-      opt.files = *n;
-    } else if (arg == "--runs") {
-      opt.runs = static_cast<int>(*n);
-    } else {
-      fmt::print(stderr, "unknown option {}\n", arg);
-      return std::nullopt;
-    }
+  if (!ParseFlags(argc, argv, &opt.dir,
+                  {{"--rows", &opt.rows}, {"--files", &opt.files}, {"--runs", &opt.runs}})) {
+    return std::nullopt;
   }
   if (opt.rows < 0 || opt.files < 1 || opt.runs < 1) {
     fmt::print(stderr, "need --rows >= 0, --files >= 1, --runs >= 1\n");
@@ -301,74 +265,11 @@ std::string ShapeText(const Options& opt) {
   return fmt::format("scan rows={} files={}\n", opt.rows, opt.files);
 }
 
-std::string ReadSmallFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool WriteSmallFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out.flush());
-}
-
 /// Makes `dir` hold a table of the requested shape; false (after printing why) when that is
 /// impossible. Sets `*generated_s` to the generation time, or -1 when the table was reused.
 bool PrepareTable(const Options& opt, const fs::path& dir, double* generated_s) {
-  const fs::path marker = dir / kMarkerName;
-  const std::string shape = ShapeText(opt);
-  std::error_code ec;
-  if (fs::exists(marker, ec)) {
-    if (ReadSmallFile(marker) == shape) {
-      *generated_s = -1;
-      return true;
-    }
-    // A table this program generated with another shape (or left half-written): replace it.
-    fs::remove_all(dir, ec);
-    if (ec) {
-      fmt::print(stderr, "cannot clear {}: {}\n", dir.string(), ec.message());
-      return false;
-    }
-  } else if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
-    fmt::print(stderr, "{} is not empty and holds no {}; refusing to overwrite it\n",
-               dir.string(), kMarkerName);
-    return false;
-  }
-  fs::create_directories(dir, ec);
-  if (ec || !WriteSmallFile(marker, "incomplete\n")) {
-    fmt::print(stderr, "cannot create {}\n", marker.string());
-    return false;
-  }
-
-  const auto start = std::chrono::steady_clock::now();
-  // Generate in a child so that its memory does not count towards the measured peak RSS.
-  // Nothing in this process has started a thread yet, so forking is safe.
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    fmt::print(stderr, "fork failed\n");
-    return false;
-  }
-  if (pid == 0) {
-    auto st = Generate(opt, dir.string());
-    if (!st.ok()) fmt::print(stderr, "generation failed: {}\n", st.ToString());
-    fflush(stderr);
-    _exit(st.ok() ? 0 : 1);
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    fmt::print(stderr, "table generation in {} failed\n", dir.string());
-    return false;
-  }
-  *generated_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!WriteSmallFile(marker, shape)) {
-    fmt::print(stderr, "cannot write {}\n", marker.string());
-    return false;
-  }
-  return true;
+  return deltacpp::bench::PrepareTable(
+      dir, ShapeText(opt), [&] { return Generate(opt, dir.string()); }, generated_s);
 }
 
 /// Data files of the table at `root` (everything ending in .parquet outside _delta_log), sorted.
@@ -428,64 +329,6 @@ arrow::Result<double> PlainRead(const std::vector<std::string>& files, Checksum*
 
 // ---------------------------------------------------------------------------------------------
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double PeakRssMiB() {
-  struct rusage ru {};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // KiB on Linux
-}
-
-std::string FormatRuns(const std::vector<double>& runs) {
-  std::string out;
-  for (double r : runs) out += fmt::format("{}{:.1f}", out.empty() ? "" : " ", r * 1000);
-  return out;
-}
-
-/// Outcome of a run in a fresh process: its time and the process's peak RSS.
-struct ColdResult {
-  double seconds = 0;
-  double peak_rss_mib = 0;
-};
-
-/// Runs `fn` (returning the seconds measured, nullopt on failure) in a child process, so that it
-/// starts without warmed-up memory, thread pools or caches of its own. Only call this while the
-/// calling process has no threads.
-template <typename F>
-std::optional<ColdResult> RunInFreshProcess(F fn) {
-  int fds[2];
-  if (pipe(fds) != 0) return std::nullopt;
-  fflush(stdout);
-  fflush(stderr);
-  const pid_t pid = fork();
-  if (pid < 0) return std::nullopt;
-  if (pid == 0) {
-    close(fds[0]);
-    const std::optional<double> seconds = fn();
-    bool ok = seconds.has_value();
-    if (ok) {
-      const ColdResult r{*seconds, PeakRssMiB()};
-      ok = write(fds[1], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
-    }
-    fflush(stderr);
-    _exit(ok ? 0 : 1);
-  }
-  close(fds[1]);
-  ColdResult r;
-  const ssize_t n = read(fds[0], &r, sizeof r);
-  close(fds[0]);
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      n != static_cast<ssize_t>(sizeof r)) {
-    return std::nullopt;
-  }
-  return r;
-}
-
 arrow::Result<std::shared_ptr<deltacpp::Snapshot>> LoadSnapshot(const std::string& root) {
   deltacpp::Initialize();
   ARROW_ASSIGN_OR_RAISE(auto table, deltacpp::DeltaTable::Open(root));
@@ -500,27 +343,9 @@ int Main(int argc, char** argv) {
   }
   const Options& opt = *parsed;
 
-  fs::path dir;
-  bool temporary = false;
-  if (opt.dir.empty()) {
-    std::string tmpl = (fs::temp_directory_path() / "scan_bench.XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) {
-      fmt::print(stderr, "cannot create a temporary directory\n");
-      return 1;
-    }
-    dir = tmpl;
-    temporary = true;
-  } else {
-    dir = fs::absolute(opt.dir);
-  }
-  struct Cleanup {
-    fs::path dir;
-    bool active;
-    ~Cleanup() {
-      std::error_code ec;
-      if (active) fs::remove_all(dir, ec);
-    }
-  } cleanup{dir, temporary};
+  WorkDir work;
+  if (!work.Init(opt.dir, "scan_bench")) return 1;
+  const fs::path& dir = work.path();
 
   double generated_s = -1;
   if (!PrepareTable(opt, dir, &generated_s)) return 1;
@@ -588,7 +413,7 @@ int Main(int argc, char** argv) {
     deltacpp::Initialize();  // the same allocator settings as the deltacpp run
     return run_plain();
   };
-  std::vector<ColdResult> cold_delta, cold_plain;
+  std::vector<ColdResult<double>> cold_delta, cold_plain;
   for (int i = 0; i < 4; ++i) {
     const bool is_delta = i == 0 || i == 3;
     auto r = is_delta ? RunInFreshProcess(cold_delta_once) : RunInFreshProcess(cold_plain_once);
@@ -620,23 +445,24 @@ int Main(int argc, char** argv) {
 
   const double mb = static_cast<double>(bytes) / 1e6;
   const double med_delta = Median(warm_delta), med_plain = Median(warm_plain);
-  auto cold_mean = [](const std::vector<ColdResult>& cold) {
+  auto cold_mean = [](const std::vector<ColdResult<double>>& cold) {
     double sum = 0;
-    for (const auto& c : cold) sum += c.seconds;
+    for (const auto& c : cold) sum += c.value;
     return sum / static_cast<double>(cold.size());
   };
-  auto line = [&](const char* label, const std::vector<ColdResult>& cold, double med,
+  auto line = [&](const char* label, const std::vector<ColdResult<double>>& cold, double med,
                   const std::vector<double>& warm) {
     std::vector<double> cold_s;
     double rss = 0;
     for (const auto& c : cold) {
-      cold_s.push_back(c.seconds);
+      cold_s.push_back(c.value);
       rss = std::max(rss, c.peak_rss_mib);
     }
     fmt::print("  {:<8}: cold {:.1f} ms (mean of fresh processes: {}; peak RSS {:.0f} MiB), "
                "warm median {:.1f} ms of {} ({:.0f} MB/s, {:.1f} Mrows/s; runs {})\n",
-               label, cold_mean(cold) * 1000, FormatRuns(cold_s), rss, med * 1000, warm.size(),
-               mb / med, static_cast<double>(opt.rows) / med / 1e6, FormatRuns(warm));
+               label, cold_mean(cold) * 1000, FormatRuns(cold_s, 1000), rss, med * 1000,
+               warm.size(), mb / med, static_cast<double>(opt.rows) / med / 1e6,
+               FormatRuns(warm, 1000));
   };
   line("deltacpp", cold_delta, med_delta, warm_delta);
   line("plain", cold_plain, med_plain, warm_plain);

@@ -12,37 +12,30 @@
 // The live-file count and total size of both snapshots are checked against values derived from
 // the generator's layout; any mismatch makes the program exit with status 1.
 #include <fmt/core.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench_util.h"
 #include "deltacpp/api.h"
 #include "support/fixture_writer.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kMarkerName = "bench-shape.txt";
+using namespace deltacpp::bench;  // NOLINT(build/namespaces): the shared benchmark helpers
 
 struct Options {
   int64_t commits = 10000;
   int64_t files = 200000;
   int64_t checkpoint_interval = 100;
-  int runs = 5;
+  int64_t runs = 5;
   std::string dir;
 };
 
@@ -53,44 +46,14 @@ void Usage(const char* argv0) {
              argv0);
 }
 
-std::optional<int64_t> ParseInt(std::string_view text) {
-  int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 std::optional<Options> ParseArgs(int argc, char** argv) {
   Options opt;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") return std::nullopt;
-    if (i + 1 >= argc) {
-      fmt::print(stderr, "missing value for {}\n", arg);
-      return std::nullopt;
-    }
-    std::string_view value = argv[++i];
-    if (arg == "--dir") {
-      opt.dir = std::string(value);
-      continue;
-    }
-    auto n = ParseInt(value);
-    if (!n) {
-      fmt::print(stderr, "{} needs an integer, got '{}'\n", arg, value);
-      return std::nullopt;
-    }
-    if (arg == "--commits") {
-      opt.commits = *n;
-    } else if (arg == "--files") {
-      opt.files = *n;
-    } else if (arg == "--checkpoint-interval") {
-      opt.checkpoint_interval = *n;
-    } else if (arg == "--runs") {
-      opt.runs = static_cast<int>(*n);
-    } else {
-      fmt::print(stderr, "unknown option {}\n", arg);
-      return std::nullopt;
-    }
+  if (!ParseFlags(argc, argv, &opt.dir,
+                  {{"--commits", &opt.commits},
+                   {"--files", &opt.files},
+                   {"--checkpoint-interval", &opt.checkpoint_interval},
+                   {"--runs", &opt.runs}})) {
+    return std::nullopt;
   }
   if (opt.commits < 1 || opt.files < 0 || opt.runs < 1) {
     fmt::print(stderr, "need --commits >= 1, --files >= 0, --runs >= 1\n");
@@ -104,75 +67,16 @@ std::string ShapeText(const Options& opt) {
                      opt.files, opt.checkpoint_interval);
 }
 
-std::string ReadSmallFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool WriteSmallFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out.flush());
-}
-
 /// Makes `dir` hold a table of the requested shape. Returns false (after printing why) when
 /// that is impossible. Sets `*generated_s` to the generation time, or -1 when reused.
 bool PrepareTable(const Options& opt, const fs::path& dir, double* generated_s) {
-  const fs::path marker = dir / kMarkerName;
-  const std::string shape = ShapeText(opt);
-  std::error_code ec;
-  if (fs::exists(marker, ec)) {
-    if (ReadSmallFile(marker) == shape) {
-      *generated_s = -1;
-      return true;
-    }
-    // A table this program generated with another shape (or left half-written): replace it.
-    fs::remove_all(dir, ec);
-    if (ec) {
-      fmt::print(stderr, "cannot clear {}: {}\n", dir.string(), ec.message());
-      return false;
-    }
-  } else if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
-    fmt::print(stderr, "{} is not empty and holds no {}; refusing to overwrite it\n",
-               dir.string(), kMarkerName);
-    return false;
-  }
-  fs::create_directories(dir, ec);
-  if (ec || !WriteSmallFile(marker, "incomplete\n")) {
-    fmt::print(stderr, "cannot create {}\n", marker.string());
-    return false;
-  }
-
-  const auto start = std::chrono::steady_clock::now();
-  // Generate in a child so that its memory does not count towards the measured peak RSS.
-  // Nothing in this process has started a thread yet, so forking is safe.
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    fmt::print(stderr, "fork failed\n");
-    return false;
-  }
-  if (pid == 0) {
-    auto st = deltacpp::testing::GenerateLogOnlyTable(dir.string(), opt.commits, opt.files,
-                                                      opt.checkpoint_interval);
-    if (!st.ok()) fmt::print(stderr, "generation failed: {}\n", st.ToString());
-    fflush(stderr);
-    _exit(st.ok() ? 0 : 1);
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    fmt::print(stderr, "table generation in {} failed\n", dir.string());
-    return false;
-  }
-  *generated_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!WriteSmallFile(marker, shape)) {
-    fmt::print(stderr, "cannot write {}\n", marker.string());
-    return false;
-  }
-  return true;
+  return deltacpp::bench::PrepareTable(
+      dir, ShapeText(opt),
+      [&] {
+        return deltacpp::testing::GenerateLogOnlyTable(dir.string(), opt.commits, opt.files,
+                                                       opt.checkpoint_interval);
+      },
+      generated_s);
 }
 
 /// Live files after `version` as the generator lays them out: file i is added by one data commit
@@ -207,24 +111,6 @@ ExpectedFiles ExpectedAt(const Options& opt, int64_t version) {
     e.first = j * (removes / n) + std::min(j, removes % n);
   }
   return e;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double Mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
-double PeakRssMiB() {
-  struct rusage ru {};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
 struct LoadResult {
@@ -268,52 +154,6 @@ bool Check(const char* what, const LoadResult& got, int64_t version, const Expec
   return ok;
 }
 
-std::string FormatRuns(const std::vector<double>& runs) {
-  std::string out;
-  for (double r : runs) out += fmt::format("{}{:.1f}", out.empty() ? "" : " ", r);
-  return out;
-}
-
-/// Outcome of a load in a fresh process: the load and the process's peak RSS.
-struct ColdResult {
-  LoadResult load;
-  double peak_rss_mib = 0;
-};
-
-/// Runs `fn` (returning a checked LoadResult, nullopt on failure) in a child process, so that it
-/// starts without warmed-up memory, thread pools or caches of its own. Only call this while the
-/// calling process has no threads.
-template <typename F>
-std::optional<ColdResult> RunInFreshProcess(F fn) {
-  int fds[2];
-  if (pipe(fds) != 0) return std::nullopt;
-  fflush(stdout);
-  fflush(stderr);
-  const pid_t pid = fork();
-  if (pid < 0) return std::nullopt;
-  if (pid == 0) {
-    close(fds[0]);
-    const std::optional<LoadResult> load = fn();
-    bool ok = load.has_value();
-    if (ok) {
-      const ColdResult r{*load, PeakRssMiB()};
-      ok = write(fds[1], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
-    }
-    fflush(stderr);
-    _exit(ok ? 0 : 1);
-  }
-  close(fds[1]);
-  ColdResult r;
-  const ssize_t n = read(fds[0], &r, sizeof r);
-  close(fds[0]);
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      n != static_cast<ssize_t>(sizeof r)) {
-    return std::nullopt;
-  }
-  return r;
-}
-
 int Main(int argc, char** argv) {
   auto parsed = ParseArgs(argc, argv);
   if (!parsed) {
@@ -322,27 +162,9 @@ int Main(int argc, char** argv) {
   }
   const Options& opt = *parsed;
 
-  fs::path dir;
-  bool temporary = false;
-  if (opt.dir.empty()) {
-    std::string tmpl = (fs::temp_directory_path() / "snapshot_load_bench.XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) {
-      fmt::print(stderr, "cannot create a temporary directory\n");
-      return 1;
-    }
-    dir = tmpl;
-    temporary = true;
-  } else {
-    dir = fs::absolute(opt.dir);
-  }
-  struct Cleanup {
-    fs::path dir;
-    bool active;
-    ~Cleanup() {
-      std::error_code ec;
-      if (active) fs::remove_all(dir, ec);
-    }
-  } cleanup{dir, temporary};
+  WorkDir work;
+  if (!work.Init(opt.dir, "snapshot_load_bench")) return 1;
+  const fs::path& dir = work.path();
 
   double generated_s = -1;
   if (!PrepareTable(opt, dir, &generated_s)) return 1;
@@ -384,7 +206,7 @@ int Main(int argc, char** argv) {
   // Cold: the first load of each kind, in a process of its own (this one has no threads yet).
   // Twice each, in the order latest, middle, middle, latest: how much a fresh process pays to
   // fault its memory in depends on what ran just before it, and this order spreads that evenly.
-  std::vector<ColdResult> cold_latest, cold_middle;
+  std::vector<ColdResult<LoadResult>> cold_latest, cold_middle;
   for (int i = 0; i < 4; ++i) {
     const bool is_latest = i == 0 || i == 3;
     auto r = is_latest ? RunInFreshProcess(load_latest) : RunInFreshProcess(load_middle);
@@ -407,17 +229,17 @@ int Main(int argc, char** argv) {
     warm_middle.push_back(m->ms);
   }
 
-  auto report = [&](const char* label, const std::vector<ColdResult>& cold,
+  auto report = [&](const char* label, const std::vector<ColdResult<LoadResult>>& cold,
                     const std::vector<double>& warm) {
     std::vector<double> cold_ms;
     double rss = 0;
     for (const auto& c : cold) {
-      cold_ms.push_back(c.load.ms);
+      cold_ms.push_back(c.value.ms);
       rss = std::max(rss, c.peak_rss_mib);
     }
     fmt::print("  {:<6} v{} ({} files): cold {:.1f} ms (mean of fresh processes: {}; peak RSS "
                "{:.0f} MiB), warm median {:.1f} ms of {} (runs {})\n",
-               label, cold[0].load.version, cold[0].load.num_files, Mean(cold_ms),
+               label, cold[0].value.version, cold[0].value.num_files, Mean(cold_ms),
                FormatRuns(cold_ms), rss, Median(warm), warm.size(), FormatRuns(warm));
   };
   report("latest", cold_latest, warm_latest);

@@ -131,6 +131,8 @@ arrow::Status ApplyReplaceWhere(const Snapshot& snapshot, const std::string& pre
   for (int64_t i = 0; i < paths.length(); ++i) row_of[std::string(paths.GetView(i))] = i;
   std::vector<std::string> read;
   const int64_t now = NowMillis();
+  auto cdf = snapshot.properties().find("delta.enableChangeDataFeed");
+  const bool change_data_feed = cdf != snapshot.properties().end() && cdf->second == "true";
   for (const auto& file : candidates->files()) {
     read.push_back(file.log_path);
     ScanOptions only;
@@ -147,6 +149,16 @@ arrow::Status ApplyReplaceWhere(const Snapshot& snapshot, const std::string& pre
     ARROW_ASSIGN_OR_RAISE(auto kept_datum, arrow::compute::Filter(batch, mask));
     auto kept = kept_datum.record_batch();
     if (kept->num_rows() == batch->num_rows()) continue;  // nothing in this file matches
+    if (kept->num_rows() > 0 && change_data_feed) {
+      // Readers of the change data feed would see the copied rows as deleted and re-inserted
+      // unless the commit carried cdc files, which deltacpp does not write yet.
+      return DeltaError(DeltaErrorCode::kUnsupportedFeature,
+                        fmt::format("table {}: replaceWhere ({}) matches only part of file {} and "
+                                    "the table has the change data feed enabled; rewriting part "
+                                    "of a file needs change data files, which deltacpp does not "
+                                    "write yet",
+                                    snapshot.table_root(), predicate, file.log_path));
+    }
     removes->push_back(RemoveForLiveFile(*snapshot.files(), row_of.at(file.log_path), now));
     if (kept->num_rows() > 0) ARROW_RETURN_NOT_OK(writer.Write(kept));
   }

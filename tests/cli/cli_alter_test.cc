@@ -1,65 +1,26 @@
 // Runs the real `deltacpp` binary for `alter` (columns, properties, constraints) and
 // `checkpoint`, checking exit codes, messages and the table they leave behind.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "deltacpp/api.h"
 #include "deltacpp/ops/create_table.h"
 #include "deltacpp/ops/write.h"
+#include "ops/ops_test_util.h"
+#include "support/cli_runner.h"
 #include "support/temp_dir.h"
 
 namespace deltacpp {
 namespace {
 
+using testing::Latest;
+using testing::LogListing;
+using testing::RunCli;
 using testing::TempDir;
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs the CLI with `args` (already shell-quoted), stdout captured through a pipe.
-RunResult RunCli(const std::string& args, const TempDir& scratch) {
-  std::string err_file = scratch.str() + "/stderr.txt";
-  std::string cmd = std::string(DELTACPP_CLI_PATH) + " " + args + " 2>" + err_file;
-  RunResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.out.append(buf, n);
-  int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  return r;
-}
-
-std::shared_ptr<Snapshot> Latest(const std::string& path) {
-  auto table = DeltaTable::Open(path);
-  EXPECT_TRUE(table.ok()) << table.status().ToString();
-  auto snap = (*table)->Latest();
-  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
-  return *snap;
-}
-
-std::set<std::string> LogFiles(const std::string& path) {
-  std::set<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(path + "/_delta_log")) {
-    out.insert(e.path().filename().string());
-  }
-  return out;
-}
 
 // The lines of `text` after the first, sorted (row order of a scan is not fixed).
 std::vector<std::string> SortedRows(const std::string& text) {
@@ -122,14 +83,14 @@ TEST_F(CliAlterTest, AddColumnsTopLevelAndNested) {
   EXPECT_EQ(read.out.substr(0, 8), "id,note\n");
   EXPECT_EQ(SortedRows(read.out), (std::vector<std::string>{"1,", "2,"}));
 
-  const auto before = LogFiles(table_);
+  const auto before = LogListing(table_);
   auto dup = RunCli("alter " + table_ + " add-columns 'NOTE int'", dir_);
   EXPECT_NE(dup.exit_code, 0);
   EXPECT_NE(dup.err.find("SchemaMismatch"), std::string::npos) << dup.err;
   auto bad_type = RunCli("alter " + table_ + " add-columns 'y nosuchtype'", dir_);
   EXPECT_NE(bad_type.exit_code, 0);
   EXPECT_NE(bad_type.err.find("InvalidExpression"), std::string::npos) << bad_type.err;
-  EXPECT_EQ(LogFiles(table_), before);
+  EXPECT_EQ(LogListing(table_), before);
 }
 
 TEST_F(CliAlterTest, SetAndUnsetProperties) {
@@ -149,24 +110,24 @@ TEST_F(CliAlterTest, SetAndUnsetProperties) {
   EXPECT_EQ(props.count("owner"), 0u);
   EXPECT_EQ(props.count("delta.appendOnly"), 0u);
 
-  const auto before = LogFiles(table_);
+  const auto before = LogListing(table_);
   auto missing = RunCli("alter " + table_ + " unset-properties owner", dir_);
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_NE(missing.err.find("InvalidArgument"), std::string::npos) << missing.err;
   auto malformed = RunCli("alter " + table_ + " set-properties owner", dir_);
   EXPECT_NE(malformed.exit_code, 0);
-  EXPECT_EQ(LogFiles(table_), before);
+  EXPECT_EQ(LogListing(table_), before);
   auto tolerant = RunCli("alter " + table_ + " unset-properties owner --if-exists", dir_);
   EXPECT_EQ(tolerant.exit_code, 0) << tolerant.err;
 }
 
 TEST_F(CliAlterTest, AddAndDropConstraint) {
-  const auto before = LogFiles(table_);
+  const auto before = LogListing(table_);
   auto violated = RunCli("alter " + table_ + " add-constraint small 'id < 2'", dir_);
   EXPECT_NE(violated.exit_code, 0);
   EXPECT_NE(violated.err.find("ConstraintViolation"), std::string::npos) << violated.err;
   EXPECT_NE(violated.err.find("small"), std::string::npos) << violated.err;
-  EXPECT_EQ(LogFiles(table_), before);
+  EXPECT_EQ(LogListing(table_), before);
 
   auto add = RunCli("alter " + table_ + " add-constraint positive 'id > 0 AND s.a >= 10'", dir_);
   ASSERT_EQ(add.exit_code, 0) << add.err;

@@ -1,15 +1,13 @@
 // Runs the real `deltacpp` binary on generated tables and checks its output and exit codes.
 #include <gtest/gtest.h>
 #include <parquet/arrow/reader.h>
-#include <sys/wait.h>
 
 #include <arrow/io/memory.h>
 
-#include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "deltacpp/api.h"
+#include "support/cli_runner.h"
 #include "support/fixture_writer.h"
 #include "support/temp_dir.h"
 
@@ -18,32 +16,8 @@ namespace {
 
 using testing::FixtureFile;
 using testing::FixtureTableWriter;
+using testing::RunCli;
 using testing::TempDir;
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs the CLI with `args` (already shell-quoted), stdout captured through a pipe.
-RunResult RunCli(const std::string& args, const TempDir& scratch) {
-  std::string err_file = scratch.str() + "/stderr.txt";
-  std::string cmd = std::string(DELTACPP_CLI_PATH) + " " + args + " 2>" + err_file;
-  RunResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.out.append(buf, n);
-  int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  return r;
-}
 
 std::shared_ptr<arrow::Table> People() {
   arrow::Int64Builder id;

@@ -31,24 +31,11 @@ using internal::CheckpointOptions;
 using internal::WriteCheckpoint;
 using testing::FixtureFile;
 using testing::FixtureTableWriter;
+using testing::Load;
+using testing::NowMs;
 using testing::TempDir;
 
 constexpr int64_t kDayMs = 86'400'000;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::shared_ptr<Snapshot> Load(const std::string& root, std::optional<int64_t> v = std::nullopt) {
-  auto table = DeltaTable::Open(root);
-  EXPECT_TRUE(table.ok()) << table.status().ToString();
-  if (!table.ok()) return nullptr;
-  auto snap = (*table)->SnapshotAt(v);
-  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
-  return snap.ok() ? *snap : nullptr;
-}
 
 std::string LogPath(const std::string& root, const std::string& name) {
   return root + "/_delta_log/" + name;

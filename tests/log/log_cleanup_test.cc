@@ -18,24 +18,13 @@ namespace {
 namespace fs = std::filesystem;
 using internal::CleanupExpiredLogs;
 using internal::ParseIntervalMs;
+using testing::Load;
+using testing::NowMs;
+using testing::SetFileTimeMs;
 using testing::TempDir;
 
 constexpr int64_t kHourMs = 3'600'000;
 constexpr int64_t kDayMs = 24 * kHourMs;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-void SetFileTimeMs(const std::string& path, int64_t epoch_ms) {
-  using namespace std::chrono;
-  auto sys = system_clock::time_point(milliseconds(epoch_ms));
-  auto ft = fs::file_time_type::clock::now() +
-            duration_cast<fs::file_time_type::duration>(sys - system_clock::now());
-  fs::last_write_time(path, ft);
-}
 
 std::string LogFile(const std::string& root, const std::string& name) {
   return root + "/_delta_log/" + name;
@@ -51,15 +40,6 @@ std::set<std::string> LogListing(const std::string& root) {
     out.insert(e.path().filename().string());
   }
   return out;
-}
-
-std::shared_ptr<Snapshot> Load(const std::string& root, std::optional<int64_t> v = std::nullopt) {
-  auto table = DeltaTable::Open(root);
-  EXPECT_TRUE(table.ok()) << table.status().ToString();
-  if (!table.ok()) return nullptr;
-  auto snap = (*table)->SnapshotAt(v);
-  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
-  return snap.ok() ? *snap : nullptr;
 }
 
 // Commits 0..14 (one file each after version 0), checkpoints at 5 and 10, `.crc` files at 3

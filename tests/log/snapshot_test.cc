@@ -11,6 +11,7 @@ namespace deltacpp {
 namespace {
 
 using testing::AddLine;
+using testing::Load;
 using testing::MetadataLine;
 using testing::ProtocolLine;
 using testing::RemoveLine;
@@ -22,14 +23,6 @@ std::set<std::string> LivePaths(const Snapshot& s) {
   const auto& paths = static_cast<const arrow::StringArray&>(*s.files()->GetColumnByName("path"));
   for (int64_t i = 0; i < paths.length(); ++i) out.insert(std::string(paths.GetView(i)));
   return out;
-}
-
-std::shared_ptr<Snapshot> Load(const std::string& root, std::optional<int64_t> v = std::nullopt) {
-  auto table = DeltaTable::Open(root);
-  EXPECT_TRUE(table.ok()) << table.status().ToString();
-  auto snap = (*table)->SnapshotAt(v);
-  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
-  return snap.ok() ? *snap : nullptr;
 }
 
 TEST(LogFileName, RecognisesEveryLogFileKind) {

@@ -14,53 +14,19 @@
 #include "deltacpp/ops/alter_table.h"
 #include "deltacpp/ops/create_table.h"
 #include "deltacpp/ops/write.h"
+#include "ops/ops_test_util.h"
 #include "support/temp_dir.h"
 
 namespace deltacpp {
 namespace {
 
+using testing::Ints;
+using testing::Latest;
+using testing::LogListing;
+using testing::Longs;
+using testing::Rows;
+using testing::Strings;
 using testing::TempDir;
-
-std::shared_ptr<arrow::RecordBatchReader> Rows(
-    const std::shared_ptr<arrow::Schema>& schema,
-    const std::vector<std::shared_ptr<arrow::Array>>& cols) {
-  auto batch = arrow::RecordBatch::Make(schema, cols.empty() ? 0 : cols[0]->length(), cols);
-  return *arrow::RecordBatchReader::Make({batch}, schema);
-}
-
-std::shared_ptr<arrow::Array> Longs(std::vector<std::optional<int64_t>> v) {
-  arrow::Int64Builder b;
-  for (auto x : v) (void)(x ? b.Append(*x) : b.AppendNull());
-  return *b.Finish();
-}
-
-std::shared_ptr<arrow::Array> Ints(std::vector<std::optional<int32_t>> v) {
-  arrow::Int32Builder b;
-  for (auto x : v) (void)(x ? b.Append(*x) : b.AppendNull());
-  return *b.Finish();
-}
-
-std::shared_ptr<arrow::Array> Strings(std::vector<std::optional<std::string>> v) {
-  arrow::StringBuilder b;
-  for (auto& x : v) (void)(x ? b.Append(*x) : b.AppendNull());
-  return *b.Finish();
-}
-
-std::set<std::string> LogFiles(const std::string& path) {
-  std::set<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(path + "/_delta_log")) {
-    out.insert(e.path().filename().string());
-  }
-  return out;
-}
-
-std::shared_ptr<Snapshot> Latest(const std::string& path) {
-  auto table = DeltaTable::Open(path);
-  EXPECT_TRUE(table.ok()) << table.status().ToString();
-  auto snap = (*table)->Latest();
-  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
-  return *snap;
-}
 
 std::shared_ptr<arrow::Table> ReadTable(const std::string& path) {
   auto scan = Latest(path)->NewScan().Build();
@@ -186,7 +152,7 @@ TEST(AddColumns, RejectedRequestsLeaveTheLogUnchanged) {
   CreateTableOptions opts;
   opts.schema = *SchemaFromDdl("id long NOT NULL, s STRUCT<a: INT>");
   ASSERT_TRUE(CreateTable(dir.str(), opts).ok());
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
   auto code = [&](const std::vector<NewColumn>& cols) {
     auto r = AddColumns(dir.str(), cols);
     EXPECT_FALSE(r.ok());
@@ -201,7 +167,7 @@ TEST(AddColumns, RejectedRequestsLeaveTheLogUnchanged) {
   EXPECT_EQ(code({Column("x", arrow::utf8(), "id")}), DeltaErrorCode::kSchemaMismatch);
   EXPECT_EQ(code({Column("x", arrow::uint32())}), DeltaErrorCode::kSchemaMismatch);
   EXPECT_EQ(code({}), DeltaErrorCode::kInvalidArgument);
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
   EXPECT_EQ(Latest(dir.str())->version(), 0);
 
   TempDir missing;
@@ -317,7 +283,7 @@ TEST(SetTableProperties, ExplicitVersionsRaiseButNeverLowerTheProtocol) {
 TEST(SetTableProperties, RejectedRequestsLeaveTheLogUnchanged) {
   TempDir dir;
   PeopleTable(dir);
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
   auto code = [&](const std::map<std::string, std::string>& props) {
     auto r = SetTableProperties(dir.str(), props);
     EXPECT_FALSE(r.ok());
@@ -336,7 +302,7 @@ TEST(SetTableProperties, RejectedRequestsLeaveTheLogUnchanged) {
             DeltaErrorCode::kUnsupportedFeature);
   EXPECT_EQ(code({{"delta.feature.appendOnly", "yes"}}), DeltaErrorCode::kInvalidArgument);
   EXPECT_EQ(code({{"delta.minWriterVersion", "8"}}), DeltaErrorCode::kInvalidArgument);
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
 }
 
 TEST(SetTableProperties, TurningOnNameColumnMappingKeepsOldFilesReadable) {
@@ -370,13 +336,13 @@ TEST(UnsetTableProperties, RemovesPropertiesAndHonoursIfExists) {
   EXPECT_EQ(Param(dir.str(), "properties"), "[\"owner\"]");
   EXPECT_EQ(Param(dir.str(), "ifExists"), "false");
 
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
   auto missing = UnsetTableProperties(dir.str(), {"owner"});
   EXPECT_TRUE(IsDeltaError(missing.status(), DeltaErrorCode::kInvalidArgument))
       << missing.status().ToString();
   auto empty = UnsetTableProperties(dir.str(), {});
   EXPECT_TRUE(IsDeltaError(empty.status(), DeltaErrorCode::kInvalidArgument));
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
 
   auto tolerant = UnsetTableProperties(dir.str(), {"owner", "DELTA.APPENDONLY"}, true);
   ASSERT_TRUE(tolerant.ok()) << tolerant.status().ToString();
@@ -388,10 +354,10 @@ TEST(UnsetTableProperties, RemovesPropertiesAndHonoursIfExists) {
 TEST(UnsetTableProperties, ColumnMappingModeStaysOnAMappedTable) {
   TempDir dir;
   PeopleTable(dir, {{"delta.columnMapping.mode", "name"}});
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
   auto r = UnsetTableProperties(dir.str(), {"delta.columnMapping.mode"});
   EXPECT_TRUE(IsDeltaError(r.status(), DeltaErrorCode::kInvalidArgument)) << r.status().ToString();
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -409,11 +375,11 @@ TEST(AddConstraint, ChecksExistingRowsThenGuardsLaterWrites) {
   EXPECT_EQ(Param(dir.str(), "name"), "Positive");
   EXPECT_EQ(Param(dir.str(), "expr"), "id > 0");
 
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
   auto bad = WriteTable(dir.str(), Rows(snap->schema(), {Longs({-1}), Strings({"x"})}), {});
   EXPECT_TRUE(IsDeltaError(bad.status(), DeltaErrorCode::kConstraintViolation))
       << bad.status().ToString();
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
   auto good = WriteTable(dir.str(), Rows(snap->schema(), {Longs({7}), Strings({"x"})}), {});
   ASSERT_TRUE(good.ok()) << good.status().ToString();
   EXPECT_EQ(ColumnValues(dir.str(), "id"), (std::vector<std::string>{"1", "2", "3", "7"}));
@@ -422,7 +388,7 @@ TEST(AddConstraint, ChecksExistingRowsThenGuardsLaterWrites) {
 TEST(AddConstraint, ExistingViolationIsRejectedAndNamed) {
   TempDir dir;
   PeopleTable(dir);
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
   auto r = AddConstraint(dir.str(), "small", "id < 3");
   ASSERT_TRUE(IsDeltaError(r.status(), DeltaErrorCode::kConstraintViolation))
       << r.status().ToString();
@@ -435,7 +401,7 @@ TEST(AddConstraint, ExistingViolationIsRejectedAndNamed) {
   auto nullable = AddConstraint(dir.str(), "named2", "name <> 'zzz'");
   EXPECT_TRUE(IsDeltaError(nullable.status(), DeltaErrorCode::kConstraintViolation))
       << nullable.status().ToString();
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
   EXPECT_EQ(Latest(dir.str())->protocol().min_writer_version, 2);
 }
 
@@ -443,7 +409,7 @@ TEST(AddConstraint, BadNamesAndExpressionsLeaveTheLogUnchanged) {
   TempDir dir;
   PeopleTable(dir);
   ASSERT_TRUE(AddConstraint(dir.str(), "positive", "id > 0").ok());
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
   auto dup = AddConstraint(dir.str(), "POSITIVE", "id > -5");
   EXPECT_TRUE(IsDeltaError(dup.status(), DeltaErrorCode::kInvalidArgument))
       << dup.status().ToString();
@@ -457,7 +423,7 @@ TEST(AddConstraint, BadNamesAndExpressionsLeaveTheLogUnchanged) {
       << not_bool.status().ToString();
   auto syntax = AddConstraint(dir.str(), "c", "id >");
   EXPECT_TRUE(IsDeltaError(syntax.status(), DeltaErrorCode::kInvalidExpression));
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
 }
 
 TEST(DropConstraint, RemovesTheConstraintAndHonoursIfExists) {
@@ -476,11 +442,11 @@ TEST(DropConstraint, RemovesTheConstraintAndHonoursIfExists) {
   // Rows the constraint used to refuse are accepted again.
   ASSERT_TRUE(WriteTable(dir.str(), Rows(snap->schema(), {Longs({-1}), Strings({"x"})}), {}).ok());
 
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
   auto missing = DropConstraint(dir.str(), "positive");
   EXPECT_TRUE(IsDeltaError(missing.status(), DeltaErrorCode::kInvalidArgument))
       << missing.status().ToString();
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
   auto tolerant = DropConstraint(dir.str(), "positive", true);
   ASSERT_TRUE(tolerant.ok()) << tolerant.status().ToString();
   EXPECT_EQ(Param(dir.str(), "existed"), "false");
@@ -504,12 +470,12 @@ TEST(LogCleanup, AutomaticCheckpointDeletesExpiredCommits) {
   EXPECT_TRUE(std::filesystem::exists(log + "00000000000000000000.json"));
   // Age everything so far beyond the default 30-day retention.
   const auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 40);
-  for (const auto& name : LogFiles(dir.str())) {
+  for (const auto& name : LogListing(dir.str())) {
     std::filesystem::last_write_time(log + name, old);
   }
   append(5);  // version 3
   append(6);  // version 4: checkpoint, then cleanup below the expired checkpoint 2
-  auto files = LogFiles(dir.str());
+  auto files = LogListing(dir.str());
   EXPECT_FALSE(files.count("00000000000000000000.json"));
   EXPECT_FALSE(files.count("00000000000000000001.json"));
   EXPECT_TRUE(files.count("00000000000000000002.json"));

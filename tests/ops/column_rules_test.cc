@@ -15,43 +15,23 @@
 #include "deltacpp/api.h"
 #include "deltacpp/ops/create_table.h"
 #include "deltacpp/ops/write.h"
+#include "ops/ops_test_util.h"
 #include "support/temp_dir.h"
 
 namespace deltacpp {
 namespace {
 
 using testing::ConformanceDir;
+using testing::Batch;
+using testing::Ints;
+using testing::Latest;
+using testing::LogListing;
+using testing::Longs;
+using testing::Rows;
+using testing::Strings;
 using testing::TempDir;
 
 constexpr int64_t kDayMicros = 86400LL * 1000000;
-
-std::shared_ptr<arrow::RecordBatch> Batch(const std::shared_ptr<arrow::Schema>& schema,
-                                          const std::vector<std::shared_ptr<arrow::Array>>& cols) {
-  return arrow::RecordBatch::Make(schema, cols.empty() ? 0 : cols[0]->length(), cols);
-}
-
-std::shared_ptr<arrow::RecordBatchReader> Rows(const std::shared_ptr<arrow::Schema>& schema,
-                                               const std::vector<std::shared_ptr<arrow::Array>>& cols) {
-  return *arrow::RecordBatchReader::Make({Batch(schema, cols)}, schema);
-}
-
-std::shared_ptr<arrow::Array> Longs(std::vector<std::optional<int64_t>> v) {
-  arrow::Int64Builder b;
-  for (auto x : v) (void)(x ? b.Append(*x) : b.AppendNull());
-  return *b.Finish();
-}
-
-std::shared_ptr<arrow::Array> Ints(std::vector<std::optional<int32_t>> v) {
-  arrow::Int32Builder b;
-  for (auto x : v) (void)(x ? b.Append(*x) : b.AppendNull());
-  return *b.Finish();
-}
-
-std::shared_ptr<arrow::Array> Strings(std::vector<std::optional<std::string>> v) {
-  arrow::StringBuilder b;
-  for (auto& x : v) (void)(x ? b.Append(*x) : b.AppendNull());
-  return *b.Finish();
-}
 
 std::shared_ptr<arrow::Array> Timestamps(std::vector<std::optional<int64_t>> micros) {
   arrow::TimestampBuilder b(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
@@ -90,23 +70,11 @@ std::multiset<std::string> Read(const std::string& path, const std::vector<std::
   return out;
 }
 
-std::set<std::string> LogFiles(const std::string& path) {
-  std::set<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(path + "/_delta_log")) {
-    out.insert(e.path().filename().string());
-  }
-  return out;
-}
-
 std::string CommitText(const std::string& path, int64_t version) {
   std::ifstream in(path + "/_delta_log/" + fmt::format("{:020}.json", version));
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::shared_ptr<Snapshot> Latest(const std::string& path) {
-  return *(*DeltaTable::Open(path))->Latest();
 }
 
 // A field metadata value of the latest schema, or "" when absent.
@@ -207,7 +175,7 @@ TEST(GeneratedColumns, SuppliedValuesAreCheckedNullSafely) {
   auto both = arrow::schema({arrow::field("a", arrow::int32()), arrow::field("b", arrow::int32())});
   auto ok = WriteTable(dir.str(), Rows(both, {Ints({1, std::nullopt}), Ints({2, std::nullopt})}), {});
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
 
   auto bad = WriteTable(dir.str(), Rows(both, {Ints({5, 7}), Ints({6, 9})}), {});
   ASSERT_TRUE(IsDeltaError(bad.status(), DeltaErrorCode::kConstraintViolation))
@@ -217,7 +185,7 @@ TEST(GeneratedColumns, SuppliedValuesAreCheckedNullSafely) {
   auto null_given = WriteTable(dir.str(), Rows(both, {Ints({3}), Ints({std::nullopt})}), {});
   EXPECT_TRUE(IsDeltaError(null_given.status(), DeltaErrorCode::kConstraintViolation))
       << null_given.status().ToString();
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
   EXPECT_EQ(Read(dir.str(), {"a", "b"}), (std::multiset<std::string>{"1|2", "null|null"}));
 }
 
@@ -242,12 +210,12 @@ TEST(GeneratedColumns, ReplaceWhereSeesTheGeneratedPartition) {
 TEST(GeneratedColumns, UnsupportedExpressionsRefuseTheWrite) {
   TempDir dir;
   ASSERT_TRUE(Create(dir.str(), "s STRING, p STRING GENERATED ALWAYS AS (substring(s, 1, 2))").ok());
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
   auto input = arrow::schema({arrow::field("s", arrow::utf8())});
   auto r = WriteTable(dir.str(), Rows(input, {Strings({"abc"})}), {});
   ASSERT_TRUE(IsDeltaError(r.status(), DeltaErrorCode::kUnsupportedFeature)) << r.status().ToString();
   EXPECT_NE(r.status().message().find("substring(s, 1, 2)"), std::string::npos);
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
 
   TempDir dir2;
   ASSERT_TRUE(Create(dir2.str(), "x DOUBLE, s STRING GENERATED ALWAYS AS (CAST(x AS STRING))").ok());
@@ -284,7 +252,7 @@ TEST(GeneratedColumns, SparkTableWithANonDeterministicExpressionIsRefused) {
   // Written by Delta 3.1: creation DATE GENERATED ALWAYS AS (CAST(now() AS DATE)).
   const std::string path = CopyOfCorpusTable(dir, "dat-generated_columns");
   if (path.empty()) GTEST_SKIP() << "corpus table dat-generated_columns not present";
-  const auto before = LogFiles(path);
+  const auto before = LogListing(path);
   auto input = arrow::schema({arrow::field("letter", arrow::utf8()),
                               arrow::field("int", arrow::int64()),
                               arrow::field("date", arrow::date32())});
@@ -292,7 +260,7 @@ TEST(GeneratedColumns, SparkTableWithANonDeterministicExpressionIsRefused) {
   ASSERT_TRUE(IsDeltaError(r.status(), DeltaErrorCode::kUnsupportedFeature)) << r.status().ToString();
   EXPECT_NE(r.status().message().find("CAST(now() AS DATE)"), std::string::npos)
       << r.status().message();
-  EXPECT_EQ(LogFiles(path), before);
+  EXPECT_EQ(LogListing(path), before);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,7 +287,7 @@ TEST(Invariants, ViolatingRowsAreRejected) {
   };
   auto ok = WriteTable(dir.str(), Rows(input, {Longs({1, 2}), structs({5, 99})}), {});
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
-  const auto before = LogFiles(dir.str());
+  const auto before = LogListing(dir.str());
 
   auto bad_v = WriteTable(dir.str(), Rows(input, {Longs({3, 0}), structs({1, 2})}), {});
   ASSERT_TRUE(IsDeltaError(bad_v.status(), DeltaErrorCode::kConstraintViolation))
@@ -334,7 +302,7 @@ TEST(Invariants, ViolatingRowsAreRejected) {
   EXPECT_NE(bad_x.status().message().find("invariant on column 's.x' (s.x < 100)"),
             std::string::npos)
       << bad_x.status().message();
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
   EXPECT_EQ(Read(dir.str(), {"v"}), (std::multiset<std::string>{"1", "2"}));
 }
 
@@ -406,12 +374,12 @@ TEST(IdentityColumns, ExplicitValuesRejectedForAlwaysAcceptedForByDefault) {
   auto with_id = arrow::schema({arrow::field("id", arrow::int64()), arrow::field("v", arrow::utf8())});
   auto without_id = arrow::schema({arrow::field("v", arrow::utf8())});
 
-  const auto before = LogFiles(always.str());
+  const auto before = LogListing(always.str());
   auto rejected = WriteTable(always.str(), Rows(with_id, {Longs({100}), Strings({"x"})}), {});
   ASSERT_TRUE(IsDeltaError(rejected.status(), DeltaErrorCode::kConstraintViolation))
       << rejected.status().ToString();
   EXPECT_NE(rejected.status().message().find("'id'"), std::string::npos);
-  EXPECT_EQ(LogFiles(always.str()), before);
+  EXPECT_EQ(LogListing(always.str()), before);
 
   auto accepted = WriteTable(by_default.str(), Rows(with_id, {Longs({100}), Strings({"x"})}), {});
   ASSERT_TRUE(accepted.ok()) << accepted.status().ToString();
@@ -441,7 +409,7 @@ TEST(IdentityColumns, NegativeStepsAndOverflow) {
   auto too_many = WriteTable(full.str(), Rows(input, {Strings({"a", "b", "c"})}), {});
   EXPECT_TRUE(IsDeltaError(too_many.status(), DeltaErrorCode::kConstraintViolation))
       << too_many.status().ToString();
-  EXPECT_EQ(LogFiles(full.str()).size(), 1u);
+  EXPECT_EQ(LogListing(full.str()).size(), 1u);
   ASSERT_TRUE(WriteTable(full.str(), Rows(input, {Strings({"a", "b"})}), {}).ok());
   EXPECT_EQ(FieldMeta(full.str(), "id", "delta.identity.highWaterMark"), "9223372036854775807");
   auto exhausted = WriteTable(full.str(), Rows(input, {Strings({"c"})}), {});

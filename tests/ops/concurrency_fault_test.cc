@@ -26,6 +26,7 @@
 #include "ops/op_util.h"
 #include "ops/ops_test_util.h"
 #include "storage/fault_injecting_log_store.h"
+#include "support/cli_runner.h"
 #include "support/temp_dir.h"
 #include "write/data_writer.h"
 
@@ -1160,24 +1161,6 @@ TEST_F(BadInput, WriteToMissingDirectoryCreatesTheTable) {
 
 // The CLI reading a CSV whose last line does not parse, after enough good lines that earlier
 // blocks were converted and written.
-struct CliRun {
-  int exit_code = -1;
-  std::string err;
-};
-
-CliRun RunCli(const std::string& args, const TempDir& scratch) {
-  const std::string err_file = scratch.str() + "/cli-stderr.txt";
-  const std::string cmd = std::string(DELTACPP_CLI_PATH) + " " + args + " >/dev/null 2>" + err_file;
-  CliRun r;
-  int status = std::system(cmd.c_str());
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  return r;
-}
-
 TEST_F(BadInput, CliCsvWithUnparsableLine) {
   // A table made by the CLI, with files of about 64 KiB so that several are finished before the
   // bad line is reached.

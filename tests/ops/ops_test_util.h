@@ -22,6 +22,7 @@
 #include "deltacpp/api.h"
 #include "deltacpp/ops/create_table.h"
 #include "deltacpp/ops/write.h"
+#include "support/process_barrier.h"
 #include "support/temp_dir.h"
 
 namespace deltacpp::testing {
@@ -31,6 +32,12 @@ namespace deltacpp::testing {
 
 inline std::shared_ptr<arrow::Array> Longs(const std::vector<std::optional<int64_t>>& values) {
   arrow::Int64Builder b;
+  for (const auto& v : values) (void)(v ? b.Append(*v) : b.AppendNull());
+  return *b.Finish();
+}
+
+inline std::shared_ptr<arrow::Array> Ints(const std::vector<std::optional<int32_t>>& values) {
+  arrow::Int32Builder b;
   for (const auto& v : values) (void)(v ? b.Append(*v) : b.AppendNull());
   return *b.Finish();
 }
@@ -139,6 +146,15 @@ inline std::multiset<std::string> ReadRows(const std::string& root,
                           << ": " << table.status().ToString();
   if (!table.ok()) return {};
   return RowStrings(**table);
+}
+
+/// The latest snapshot of the table at `root`; records a failure when it cannot be loaded.
+inline std::shared_ptr<Snapshot> Latest(const std::string& root) {
+  auto table = DeltaTable::Open(root);
+  EXPECT_TRUE(table.ok()) << table.status().ToString();
+  auto snap = (*table)->Latest();
+  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
+  return *snap;
 }
 
 inline std::optional<int64_t> LatestVersion(const std::string& root) {
@@ -257,48 +273,6 @@ enum ChildExit : int {
   kChildUnexpected = 5,
 };
 
-/// A one-shot start signal for forked children: each child blocks in Wait() until the parent
-/// calls Release(), which closes the only write end so every child wakes at once.
-class StartBarrier {
- public:
-  StartBarrier() {
-    if (pipe(fds_) != 0) {
-      ADD_FAILURE() << "pipe: " << std::strerror(errno);
-      fds_[0] = fds_[1] = -1;
-    }
-  }
-  ~StartBarrier() {
-    Close(fds_[0]);
-    Close(fds_[1]);
-  }
-  StartBarrier(const StartBarrier&) = delete;
-  StartBarrier& operator=(const StartBarrier&) = delete;
-
-  /// In a child: true once released (false when the pipe broke).
-  bool Wait() {
-    Close(fds_[1]);
-    char byte;
-    ssize_t n;
-    do {
-      n = read(fds_[0], &byte, 1);
-    } while (n < 0 && errno == EINTR);
-    Close(fds_[0]);
-    return n == 0;
-  }
-  /// In the parent, after every fork.
-  void Release() {
-    Close(fds_[0]);
-    Close(fds_[1]);
-  }
-
- private:
-  static void Close(int& fd) {
-    if (fd >= 0) close(fd);
-    fd = -1;
-  }
-  int fds_[2] = {-1, -1};
-};
-
 /// Forks; the child runs `body` and _exits with its result (it never returns here). -1 when the
 /// fork failed.
 inline pid_t ForkChild(const std::function<int()>& body) {
@@ -316,16 +290,6 @@ inline pid_t ForkChild(const std::function<int()>& body) {
   }
   if (pid < 0) ADD_FAILURE() << "fork: " << std::strerror(errno);
   return pid;
-}
-
-/// waitpid's status for `pid` (retrying on EINTR); -1 on error.
-inline int WaitStatus(pid_t pid) {
-  int status = 0;
-  pid_t waited;
-  do {
-    waited = waitpid(pid, &status, 0);
-  } while (waited < 0 && errno == EINTR);
-  return waited == pid ? status : -1;
 }
 
 inline std::string DescribeStatus(int status) {

@@ -13,11 +13,14 @@
 #include "deltacpp/ops/write.h"
 #include "deltacpp/transaction.h"
 #include "log/file_action_schema.h"
+#include "ops/ops_test_util.h"
 #include "support/temp_dir.h"
 
 namespace deltacpp {
 namespace {
 
+using testing::Latest;
+using testing::LogListing;
 using testing::TempDir;
 
 // One-batch reader; columns are given as (field, JSON values).
@@ -31,45 +34,16 @@ std::shared_ptr<arrow::RecordBatchReader> Input(
     EXPECT_TRUE(array.ok()) << array.status().ToString();
     arrays.push_back(*array);
   }
-  auto schema = arrow::schema(fields);
-  auto batch = arrow::RecordBatch::Make(schema, arrays[0]->length(), arrays);
-  return *arrow::RecordBatchReader::Make({batch}, schema);
-}
-
-std::shared_ptr<const Snapshot> Latest(const std::string& path) {
-  auto table = DeltaTable::Open(path);
-  EXPECT_TRUE(table.ok()) << table.status().ToString();
-  auto snap = (*table)->Latest();
-  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
-  return *snap;
+  return testing::Rows(arrow::schema(fields), arrays);
 }
 
 // Every row of the latest version as "a|b|..." text, sorted, plus the scanned schema.
 std::multiset<std::string> ReadAll(const std::string& path,
                                    std::shared_ptr<arrow::Schema>* schema = nullptr) {
-  auto scan = Latest(path)->NewScan().Build();
-  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-  auto t = (*scan)->ToTable();
+  auto t = testing::ReadTable(path);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   if (schema) *schema = (*t)->schema();
-  std::multiset<std::string> out;
-  for (int64_t r = 0; r < (*t)->num_rows(); ++r) {
-    std::string row;
-    for (int c = 0; c < (*t)->num_columns(); ++c) {
-      auto s = *(*t)->column(c)->GetScalar(r);
-      row += (c ? "|" : "") + (s->is_valid ? s->ToString() : std::string("null"));
-    }
-    out.insert(row);
-  }
-  return out;
-}
-
-std::set<std::string> LogFiles(const std::string& path) {
-  std::set<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(path + "/_delta_log")) {
-    out.insert(e.path().filename().string());
-  }
-  return out;
+  return testing::RowStrings(**t);
 }
 
 // The raw `delta.typeChanges` metadata of a (possibly nested) field, "" when absent.
@@ -135,7 +109,7 @@ TEST(TypeWideningWrite, WithoutThePropertyTheWriteIsRefused) {
   TempDir dir;
   auto id = arrow::field("id", arrow::int32());
   ASSERT_TRUE(WriteTable(dir.str(), Input({{id, "[1, 2]"}}), WriteOptions{}).ok());
-  auto before = LogFiles(dir.str());
+  auto before = LogListing(dir.str());
   auto r = WriteTable(dir.str(), Input({{arrow::field("id", arrow::int64()), "[3]"}}),
                       Widening());
   ASSERT_FALSE(r.ok());
@@ -144,7 +118,7 @@ TEST(TypeWideningWrite, WithoutThePropertyTheWriteIsRefused) {
   EXPECT_NE(r.status().message().find("int32"), std::string::npos);
   EXPECT_NE(r.status().message().find("int64"), std::string::npos);
   EXPECT_NE(r.status().message().find("delta.enableTypeWidening"), std::string::npos);
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
   EXPECT_TRUE(Column(dir.str(), "id")->type()->Equals(arrow::int32()));
   EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1", "2"}));
 }
@@ -154,12 +128,12 @@ TEST(TypeWideningWrite, WithoutMergeSchemaTheWriteIsRefused) {
   ASSERT_TRUE(WriteTable(dir.str(), Input({{arrow::field("id", arrow::int32()), "[1]"}}),
                          CreateWithWidening())
                   .ok());
-  auto before = LogFiles(dir.str());
+  auto before = LogListing(dir.str());
   auto r = WriteTable(dir.str(), Input({{arrow::field("id", arrow::int64()), "[3]"}}),
                       WriteOptions{});
   EXPECT_EQ(GetDeltaErrorCode(r.status()), DeltaErrorCode::kSchemaMismatch);
   EXPECT_NE(r.status().message().find("mergeSchema"), std::string::npos) << r.status().ToString();
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
 }
 
 TEST(TypeWideningWrite, ChangesDeltaDoesNotAllowAreRefused) {
@@ -172,7 +146,7 @@ TEST(TypeWideningWrite, ChangesDeltaDoesNotAllowAreRefused) {
                          Input({{l, "[1]"}, {i, "[2]"}, {s, R"(["x"])"}, {d, R"(["1.25"])"}}),
                          CreateWithWidening())
                   .ok());
-  auto before = LogFiles(dir.str());
+  auto before = LogListing(dir.str());
   struct Case {
     std::shared_ptr<arrow::Field> input;
     std::string json;
@@ -198,7 +172,7 @@ TEST(TypeWideningWrite, ChangesDeltaDoesNotAllowAreRefused) {
     EXPECT_NE(r.status().message().find(c.input->type()->ToString()), std::string::npos)
         << r.status().ToString();
   }
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
   // Narrowing input is an implicit safe cast, never a type change.
   auto r = WriteTable(dir.str(), Input({{arrow::field("l", arrow::int16()), "[9]"}}), Widening());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -428,13 +402,13 @@ TEST(WriteCompression, DataFilesUseTheRequestedCodec) {
             std::set<parquet::Compression::type>{parquet::Compression::UNCOMPRESSED});
   EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"6"}));
 
-  auto before = LogFiles(dir.str());
+  auto before = LogListing(dir.str());
   WriteOptions bad;
   bad.compression = "lzma9";
   auto r = WriteTable(dir.str(), Input({{v, "[7]"}}), bad);
   EXPECT_EQ(GetDeltaErrorCode(r.status()), DeltaErrorCode::kInvalidArgument)
       << r.status().ToString();
-  EXPECT_EQ(LogFiles(dir.str()), before);
+  EXPECT_EQ(LogListing(dir.str()), before);
 }
 
 }  // namespace

@@ -8,59 +8,23 @@
 #include "deltacpp/api.h"
 #include "deltacpp/ops/create_table.h"
 #include "deltacpp/ops/write.h"
+#include "ops/ops_test_util.h"
 #include "support/temp_dir.h"
 
 namespace deltacpp {
 namespace {
 
+using testing::Longs;
+using testing::Rows;
+using testing::Strings;
 using testing::TempDir;
 
-std::shared_ptr<arrow::RecordBatchReader> Rows(const std::shared_ptr<arrow::Schema>& schema,
-                                               const std::vector<std::shared_ptr<arrow::Array>>& cols) {
-  auto batch = arrow::RecordBatch::Make(schema, cols.empty() ? 0 : cols[0]->length(), cols);
-  return *arrow::RecordBatchReader::Make({batch}, schema);
-}
-
-std::shared_ptr<arrow::Array> Longs(std::vector<std::optional<int64_t>> v) {
-  arrow::Int64Builder b;
-  for (auto x : v) (void)(x ? b.Append(*x) : b.AppendNull());
-  return *b.Finish();
-}
-
-std::shared_ptr<arrow::Array> Strings(std::vector<std::optional<std::string>> v) {
-  arrow::StringBuilder b;
-  for (auto& x : v) (void)(x ? b.Append(*x) : b.AppendNull());
-  return *b.Finish();
-}
-
-// Rows of the latest version as "a|b|..." strings, sorted.
+// Rows of a version (the latest by default) as "a|b|..." strings, sorted.
 std::multiset<std::string> ReadAll(const std::string& path, std::optional<int64_t> version = {}) {
-  auto table = DeltaTable::Open(path);
-  EXPECT_TRUE(table.ok()) << table.status().ToString();
-  auto snap = (*table)->SnapshotAt(version);
-  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
-  auto scan = (*snap)->NewScan().Build();
-  EXPECT_TRUE(scan.ok());
-  auto t = *(*scan)->ToTable();
-  std::multiset<std::string> out;
-  for (int64_t r = 0; r < t->num_rows(); ++r) {
-    std::string row;
-    for (int c = 0; c < t->num_columns(); ++c) {
-      auto s = *t->column(c)->GetScalar(r);
-      row += (c ? "|" : "") + (s->is_valid ? s->ToString() : std::string("null"));
-    }
-    out.insert(row);
-  }
-  return out;
+  return testing::ReadRows(path, version);
 }
 
-std::set<std::string> LogFiles(const std::string& path) {
-  std::set<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(path + "/_delta_log")) {
-    out.insert(e.path().filename().string());
-  }
-  return out;
-}
+std::set<std::string> LogFiles(const std::string& path) { return testing::LogListing(path); }
 
 std::shared_ptr<arrow::Schema> IdName() {
   return arrow::schema({arrow::field("id", arrow::int64(), false), arrow::field("name", arrow::utf8())});
@@ -240,6 +204,33 @@ TEST(WriteTable, IdempotentWritesAreSkippedOnceRecorded) {
   EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|a", "2|b"}));
   auto snap = *(*DeltaTable::Open(dir.str()))->Latest();
   EXPECT_EQ(snap->txn_version("ingest"), 6);
+}
+
+}  // namespace
+}  // namespace deltacpp
+
+namespace deltacpp {
+namespace {
+
+TEST(WriteTable, PartialReplaceWhereOnChangeDataFeedTableIsRefusedNotMiswritten) {
+  TempDir dir;
+  CreateTableOptions opts;
+  opts.schema = IdName();
+  opts.properties = {{"delta.enableChangeDataFeed", "true"}};
+  ASSERT_TRUE(CreateTable(dir.str(), opts).ok());
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1, 2}), Strings({"a", "b"})}), {}).ok());
+  const auto before = LogFiles(dir.str());
+  WriteOptions rw;
+  rw.mode = WriteMode::kOverwrite;
+  rw.replace_where = "id = 2";
+  auto r = WriteTable(dir.str(), Rows(IdName(), {Longs({2}), Strings({"B"})}), rw);
+  EXPECT_TRUE(IsDeltaError(r.status(), DeltaErrorCode::kUnsupportedFeature)) << r.status().ToString();
+  EXPECT_EQ(LogFiles(dir.str()), before);
+  // Replacing whole files is fine: the removes describe the deleted rows exactly.
+  rw.replace_where = "id <= 2";
+  auto whole = WriteTable(dir.str(), Rows(IdName(), {Longs({2}), Strings({"B"})}), rw);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"2|B"}));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "deltacpp/error.h"
 #include "deltacpp/storage.h"
+#include "support/process_barrier.h"
 #include "support/temp_dir.h"
 
 namespace deltacpp {
@@ -46,18 +47,11 @@ std::string ReadWholeFile(const std::filesystem::path& path) {
 }
 
 // Runs in a forked child: no gtest assertions here, only an exit code for the parent.
-[[noreturn]] void RaceChild(int barrier_read_fd, const std::string& path,
+[[noreturn]] void RaceChild(testing::StartBarrier& barrier, const std::string& path,
                             const std::vector<std::string>& payloads, int writer) {
   // Dies instead of hanging the suite if the parent never opens the barrier.
   alarm(120);
-  char byte;
-  ssize_t n;
-  do {
-    n = read(barrier_read_fd, &byte, 1);
-  } while (n < 0 && errno == EINTR);
-  // The parent only ever closes the pipe, so anything but EOF means the barrier broke.
-  if (n != 0) _exit(kExitBarrierBroken);
-  close(barrier_read_fd);
+  if (!barrier.Wait()) _exit(kExitBarrierBroken);
   auto store = MakeLocalLogStore();
   arrow::Status st = store->PutIfAbsent(path, payloads[writer]);
   if (st.ok()) _exit(kExitWon);
@@ -90,34 +84,26 @@ TEST(PutIfAbsentRace, ForkedWritersProduceExactlyOneCompleteWinner) {
     std::vector<std::string> payloads;
     for (int w = 0; w < kWriters; ++w) payloads.push_back(Payload(w, round));
 
-    int barrier[2];
-    ASSERT_EQ(pipe(barrier), 0) << std::strerror(errno);
+    testing::StartBarrier barrier;
+    ASSERT_TRUE(barrier.ok());
     std::vector<pid_t> children;
     for (int w = 0; w < kWriters; ++w) {
       pid_t pid = fork();
-      if (pid == 0) {
-        close(barrier[1]);
-        RaceChild(barrier[0], path, payloads, w);
-      }
+      if (pid == 0) RaceChild(barrier, path, payloads, w);
       if (pid < 0) {
         ADD_FAILURE() << "fork failed: " << std::strerror(errno);
         break;
       }
       children.push_back(pid);
     }
-    close(barrier[0]);
     // Closing the only remaining write end releases every child at once.
-    close(barrier[1]);
+    barrier.Release();
 
     int winner = -1;
     int losers = 0;
     for (size_t w = 0; w < children.size(); ++w) {
       int status = 0;
-      pid_t waited;
-      do {
-        waited = waitpid(children[w], &status, 0);
-      } while (waited < 0 && errno == EINTR);
-      ASSERT_EQ(waited, children[w]);
+      ASSERT_EQ(testing::WaitChild(children[w], &status), children[w]);
       ASSERT_TRUE(WIFEXITED(status)) << "writer " << w << " died, status " << status;
       const int code = WEXITSTATUS(status);
       if (code == kExitWon) {

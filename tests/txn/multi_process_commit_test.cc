@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 
+#include "support/process_barrier.h"
 #include "txn/txn_test_util.h"
 
 namespace deltacpp::testing {
@@ -27,16 +28,10 @@ std::string PathOf(int writer, int commit) {
 
 // Runs in a forked child: no gtest assertions here, only an exit code for the parent.
 // Reports the commit attempts it needed in total on `report_fd` (one int).
-[[noreturn]] void WriterChild(int barrier_read_fd, int report_fd, const std::string& root,
+[[noreturn]] void WriterChild(StartBarrier& barrier, int report_fd, const std::string& root,
                               int writer) {
   alarm(300);  // dies instead of hanging the suite
-  char byte;
-  ssize_t n;
-  do {
-    n = read(barrier_read_fd, &byte, 1);
-  } while (n < 0 && errno == EINTR);
-  if (n != 0) _exit(kExitBarrierBroken);
-  close(barrier_read_fd);
+  if (!barrier.Wait()) _exit(kExitBarrierBroken);
 
   auto store = MakeLocalLogStore();
   auto table = DeltaTable::Open(root, store);
@@ -71,17 +66,16 @@ TEST(MultiProcessCommit, ConcurrentBlindAppendsAllLandExactlyOnce) {
   auto created = t.Create(MakeProtocol(1, 2), MakeMetadata(TestSchema()));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
 
-  int barrier[2];
-  ASSERT_EQ(pipe(barrier), 0) << std::strerror(errno);
+  StartBarrier barrier;
+  ASSERT_TRUE(barrier.ok());
   int report[2];
   ASSERT_EQ(pipe(report), 0) << std::strerror(errno);
   std::vector<pid_t> children;
   for (int w = 0; w < kWriters; ++w) {
     pid_t pid = fork();
     if (pid == 0) {
-      close(barrier[1]);
       close(report[0]);
-      WriterChild(barrier[0], report[1], t.root(), w);
+      WriterChild(barrier, report[1], t.root(), w);
     }
     if (pid < 0) {
       ADD_FAILURE() << "fork failed: " << std::strerror(errno);
@@ -89,17 +83,12 @@ TEST(MultiProcessCommit, ConcurrentBlindAppendsAllLandExactlyOnce) {
     }
     children.push_back(pid);
   }
-  close(barrier[0]);
   close(report[1]);
   // Closing the only remaining write end releases every child at once.
-  close(barrier[1]);
+  barrier.Release();
   for (pid_t child : children) {
     int status = 0;
-    pid_t waited;
-    do {
-      waited = waitpid(child, &status, 0);
-    } while (waited < 0 && errno == EINTR);
-    ASSERT_EQ(waited, child);
+    ASSERT_EQ(WaitChild(child, &status), child);
     ASSERT_TRUE(WIFEXITED(status)) << "writer killed by signal " << WTERMSIG(status);
     EXPECT_EQ(WEXITSTATUS(status), kExitOk);
   }

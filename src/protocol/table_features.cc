@@ -54,10 +54,10 @@ std::vector<std::string> EffectiveFeatures(const Protocol& p) {
     if (p.min_writer_version >= 2) { add("appendOnly"); add("invariants"); }
     if (p.min_writer_version >= 3) add("checkConstraints");
     if (p.min_writer_version >= 4) { add("changeDataFeed"); add("generatedColumns"); }
-    if (p.min_writer_version >= 5) add("columnMapping");
+    // Legacy column mapping needs reader version 2 as well as writer version 5.
+    if (p.min_writer_version >= 5 && p.min_reader_version >= 2) add("columnMapping");
     if (p.min_writer_version >= 6) add("identityColumns");
   }
-  if (p.min_reader_version == 2) add("columnMapping");
   return out;
 }
 

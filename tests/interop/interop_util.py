@@ -223,3 +223,120 @@ def write_parquet(path: Path, rows: list[dict], fields: list[tuple[str, "pa.Data
         cols[name] = pa.array(vals, type=typ)
     pq.write_table(pa.table(cols, schema=schema), path)
     return path
+
+
+def rs_read_sql(table, version=None) -> pa.Table:
+    """delta-rs reading through its SQL engine (deltalake.QueryBuilder, DataFusion), which
+    applies column mapping; to_pyarrow_table() does not (see docs/interop.md)."""
+    from deltalake import QueryBuilder
+    res = QueryBuilder().register("t", rs_table(table, version)).execute("SELECT * FROM t")
+    return pa.table(res.read_all())
+
+
+def _compare_with_rs(mine, table, version, check_nullability, rs_via):
+    theirs = rs_read_sql(table, version) if rs_via == "sql" else rs_read(table, version)
+    cols = mine.column_names
+    assert sorted(cols) == sorted(theirs.column_names), \
+        f"v{version}: columns deltacpp {cols} vs delta-rs {theirs.column_names}"
+    mc, tc = arrow_columns(mine), arrow_columns(theirs)
+    if not check_nullability:
+        mc = {k: (t, True) for k, (t, _) in mc.items()}
+        tc = {k: (t, True) for k, (t, _) in tc.items()}
+    assert mc == tc, f"v{version}: column types deltacpp {mc} vs delta-rs {tc}"
+    assert_same_rows(arrow_rows(mine, cols), arrow_rows(theirs, cols),
+                     f"{table} v{version}: deltacpp (expected) vs delta-rs (actual)")
+
+
+def _compare_with_spark(mine, spark, table, version, check_nullability):
+    df = spark_df(spark, table, version)
+    cols = mine.column_names
+    assert sorted(cols) == sorted(df.columns), \
+        f"v{version}: columns deltacpp {cols} vs Spark {df.columns}"
+    mc, sc = cpp_columns(table, version), spark_columns(df)
+    if not check_nullability:
+        mc = {k: (t, True) for k, (t, _) in mc.items()}
+        sc = {k: (t, True) for k, (t, _) in sc.items()}
+    assert mc == sc, f"v{version}: column types deltacpp {mc} vs Spark {sc}"
+    assert_same_rows(arrow_rows(mine, cols), spark_rows(df, cols),
+                     f"{table} v{version}: deltacpp (expected) vs Spark (actual)")
+
+
+def _short(e: BaseException) -> str:
+    """An exception in one line or a few (Py4J errors without the Java stack)."""
+    text = f"{type(e).__name__}: {e}"
+    lines = [ln for ln in text.splitlines() if not ln.strip().startswith("at ")]
+    return "\n".join(lines[:12])
+
+
+def compare_version_all(spark, table, version, rs=True, check_nullability=True, rs_via="dataset"):
+    """deltacpp, delta-rs (unless rs=False; rs_via="sql" reads through delta-rs's SQL engine)
+    and Spark (unless spark is None) read VERSION of TABLE identically (rows and column types);
+    deltacpp reads the version once and every peer is checked even when another differs.
+    Returns deltacpp's Arrow table."""
+    mine = cpp_read(table, version)
+    failures = []
+    if rs:
+        try:
+            _compare_with_rs(mine, table, version, check_nullability, rs_via)
+        except Exception as e:  # noqa: BLE001 - a reader's exception is a difference too
+            failures.append(f"delta-rs: {_short(e)}")
+    if spark is not None:
+        try:
+            _compare_with_spark(mine, spark, table, version, check_nullability)
+        except Exception as e:  # noqa: BLE001
+            failures.append(f"Spark: {_short(e)}")
+    if failures:
+        raise AssertionError("\n  ".join(failures))
+    return mine
+
+
+def compare_versions_all(spark, table, versions, notes=None, rs=True, check_nullability=True,
+                         rs_via="dataset"):
+    """compare_version_all for each version; one assertion listing every version that differs."""
+    failures = []
+    for v in versions:
+        try:
+            compare_version_all(spark, table, v, rs=rs, check_nullability=check_nullability,
+                                rs_via=rs_via)
+        except Exception as e:  # noqa: BLE001 - a reader's exception is a difference too
+            what = f" ({notes[v]})" if notes and v in notes else ""
+            failures.append(f"version {v}{what}: {_short(e)}")
+    assert not failures, "\n".join(failures)
+
+
+def log_versions_on_disk(table) -> list[int]:
+    """Versions of the NNN.json commit files in TABLE/_delta_log."""
+    return sorted(int(p.name[:20]) for p in (Path(table) / "_delta_log").glob("*.json")
+                  if p.name[:20].isdigit())
+
+
+def data_files_on_disk(table) -> set[str]:
+    """Every Parquet data file under TABLE (relative paths), outside _delta_log."""
+    root = Path(table)
+    return {str(p.relative_to(root)) for p in root.rglob("*.parquet")
+            if "_delta_log" not in p.parts}
+
+
+def spark_detail(spark, table):
+    return spark.sql(f"DESCRIBE DETAIL delta.`{table}`").collect()[0]
+
+
+def assert_detail_agrees(spark, table):
+    """Spark DESCRIBE DETAIL and `deltacpp describe` agree on files, size, partition columns,
+    properties, protocol versions and table features."""
+    d = spark_detail(spark, table)
+    mine = cpp_describe(table)
+    props = {k[len("property "):]: v for k, v in mine.items() if k.startswith("property ")}
+    parts = [c.strip() for c in mine.get("partition columns", "").split(",") if c.strip()]
+    feats = {f.strip() for f in mine.get("table features", "").split(",") if f.strip()}
+    theirs = {"numFiles": d.numFiles, "sizeInBytes": d.sizeInBytes,
+              "partitionColumns": list(d.partitionColumns), "properties": dict(d.properties),
+              "minReaderVersion": d.minReaderVersion, "minWriterVersion": d.minWriterVersion,
+              "tableFeatures": set(d.tableFeatures)}
+    ours = {"numFiles": int(mine["number of files"]), "sizeInBytes": int(mine["size in bytes"]),
+            "partitionColumns": parts, "properties": props,
+            "minReaderVersion": int(mine["min reader version"]),
+            "minWriterVersion": int(mine["min writer version"]), "tableFeatures": feats}
+    diff = {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]}
+    assert not diff, f"{table}: deltacpp describe vs Spark DESCRIBE DETAIL differ: " + \
+        "; ".join(f"{k}: deltacpp {a!r} vs Spark {b!r}" for k, (a, b) in diff.items())

@@ -1,0 +1,321 @@
+"""Mixed writers on one table: Spark and deltacpp take turns (each commit applied on top of the
+other's) and every version reads identically in Spark, delta-rs and deltacpp; an overlapping
+Spark commit makes a deltacpp overwrite fail with a typed conflict and leave no trace; deltacpp
+and delta-rs processes append to one table at the same time and every commit lands once."""
+from __future__ import annotations
+
+import collections
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from interop_util import (DELTACPP, cli, compare_version_all, compare_versions_all, cpp_read,
+                          cpp_versions, data_files_on_disk, log_versions_on_disk, rs_read,
+                          spark_df, spark_rows, arrow_rows, assert_same_rows)
+
+
+def _csv(path: Path, ids, v: str, parts=("a", "b", "c")) -> Path:
+    lines = ["id,v,p"] + [f"{i},{v}{i},{parts[i % len(parts)]}" for i in ids]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _spark_versions(spark, t):
+    return sorted(r.version for r in
+                  spark.sql(f"DESCRIBE HISTORY delta.`{t}`").select("version").collect())
+
+
+# ---------------------------------------------------------------------------------------------
+# Taking turns
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def mixed(spark, tmp_path_factory):
+    """deltacpp and Spark alternate on one partitioned table: appends, Spark DELETE/UPDATE
+    first rewriting files, then with deletion vectors, deltacpp replaceWhere over files that
+    carry deletion vectors and a full overwrite. Returns (path, notes)."""
+    d = tmp_path_factory.mktemp("mixed")
+    t = d / "mixed"
+    notes = {}
+    cli("create", t, "--schema", "id long NOT NULL, v string, p string", "--partition-by", "p",
+        "--property", "delta.checkpointInterval=4")
+    notes[0] = "deltacpp create"
+    cli("write", t, _csv(d / "1.csv", range(0, 60), "cpp"))
+    notes[1] = "deltacpp append"
+    spark.sql(f"INSERT INTO delta.`{t}` SELECT id, concat('spark', id), "
+              f"CASE WHEN id % 2 = 0 THEN 'a' ELSE 'd' END FROM range(60, 90)")
+    notes[2] = "Spark INSERT"
+    spark.sql(f"DELETE FROM delta.`{t}` WHERE id % 7 = 0")
+    notes[3] = "Spark DELETE (rewrites files)"
+    cli("write", t, _csv(d / "4.csv", range(90, 120), "cpp"))
+    notes[4] = "deltacpp append (deltacpp writes the checkpoint)"
+    spark.sql(f"UPDATE delta.`{t}` SET v = upper(v) WHERE p = 'b'")
+    notes[5] = "Spark UPDATE (rewrites files)"
+    cli("write", t, "--mode", "overwrite", "--replace-where", "p = 'c'",
+        _csv(d / "6.csv", range(200, 205), "rw", parts=("c",)))
+    notes[6] = "deltacpp replaceWhere p = 'c'"
+    spark.sql(f"ALTER TABLE delta.`{t}` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    notes[7] = "Spark enables deletion vectors"
+    spark.sql(f"DELETE FROM delta.`{t}` WHERE id % 5 = 0")
+    notes[8] = "Spark DELETE (deletion vectors; Spark writes the checkpoint)"
+    cli("write", t, _csv(d / "9.csv", range(300, 330), "cpp"))
+    notes[9] = "deltacpp append on a table with deletion vectors"
+    spark.sql(f"UPDATE delta.`{t}` SET v = concat(v, '!') WHERE id % 3 = 0")
+    notes[10] = "Spark UPDATE (deletion vectors)"
+    cli("write", t, "--mode", "overwrite", "--replace-where", "id < 100",
+        _csv(d / "11.csv", range(0, 100, 9), "rw2"))
+    notes[11] = "deltacpp replaceWhere id < 100 (rewrites files carrying deletion vectors)"
+    cli("write", t, "--mode", "overwrite", _csv(d / "12.csv", range(1000, 1040), "final"))
+    notes[12] = "deltacpp full overwrite (deltacpp writes the checkpoint)"
+    spark.sql(f"DELETE FROM delta.`{t}` WHERE id % 4 = 0")
+    notes[13] = "Spark DELETE (deletion vectors) after deltacpp's overwrite"
+    return t, notes
+
+
+def test_mixed_history_agrees(spark, mixed):
+    t, notes = mixed
+    assert cpp_versions(t) == _spark_versions(spark, t) == list(range(len(notes)))
+    assert any(p.name.startswith("deletion_vector_") for p in t.rglob("*.bin")), \
+        "Spark wrote no deletion vector: the test would not cover them"
+    assert (t / "_delta_log" / "00000000000000000012.checkpoint.parquet").exists()
+
+
+FIRST_DV_VERSION = 7  # Spark turns on deletion vectors (reader feature) at version 7
+
+
+def test_mixed_every_version_reads_the_same(spark, mixed):
+    """Spark and delta-rs's SQL engine read every version as deltacpp does; delta-rs's
+    to_pyarrow_table() every version before deletion vectors (see
+    test_delta_rs_rejects_deletion_vectors for the rest)."""
+    t, notes = mixed
+    compare_versions_all(spark, t, range(len(notes)), notes, rs_via="sql")
+    compare_versions_all(None, t, range(FIRST_DV_VERSION), notes)
+
+
+def test_delta_rs_rejects_deletion_vectors(mixed):
+    """Known delta-rs limitation (docs/interop.md): deltalake 1.6.6's to_pyarrow_table() refuses
+    to read any version whose protocol lists the deletionVectors reader feature ("not yet
+    supported by the deltalake reader"; its SQL engine reads them), although the files of those versions are plain Parquet plus DV files as the
+    protocol's *Deletion Vectors* section describes, and Spark and deltacpp read them alike.
+    This asserts the peer's current behaviour for every such version, so a delta-rs upgrade
+    that reads them makes this test fail and the comparison be extended."""
+    t, notes = mixed
+    for v in range(FIRST_DV_VERSION, len(notes)):
+        with pytest.raises(Exception, match="deletionVectors"):
+            rs_read(t, v)
+
+
+def test_mixed_contents(mixed):
+    """deltacpp's reading of the turns is the expected one (not just the peers' one)."""
+    t, _ = mixed
+    rows = {r["id"]: r for r in cpp_read(t, 11).to_pylist()}
+    assert not any(i in rows for i in range(0, 100) if i % 9), "replaceWhere id < 100 kept rows"
+    assert all(rows[i]["v"] == f"rw2{i}" for i in range(0, 100, 9))
+    assert rows[300]["v"] == "cpp300!" and rows[301]["v"] == "cpp301" and 305 in rows
+    latest = sorted(r["id"] for r in cpp_read(t).to_pylist())
+    assert latest == [i for i in range(1000, 1040) if i % 4]
+
+
+# ---------------------------------------------------------------------------------------------
+# Overlapping transactions: deltacpp's conflict detection against Spark's commit
+# ---------------------------------------------------------------------------------------------
+_BIG_ROW = "x" * 200
+
+
+def _feed_stdin_write(t: Path, args, first_rows: int, rest_rows: int, between):
+    """Runs `deltacpp write T - --input-format csv ARGS` while this process writes CSV into its
+    stdin: FIRST_ROWS rows (several CSV blocks: deltacpp takes its snapshot, then opens its first
+    data file once about 2.5 MB have arrived; this waits for that file), then BETWEEN() (another writer commits),
+    then the remaining rows, then EOF. Returns (exit code, stdout, stderr).
+    (A FIFO given as the input path is refused by deltacpp: "cannot open input ...: lseek
+    failed", so stdin is the pipe.)"""
+    before = data_files_on_disk(t)
+    proc = subprocess.Popen([DELTACPP, "write", str(t), "-", "--input-format", "csv",
+                             *map(str, args)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        f = proc.stdin
+        f.write("id,v,p\n")
+        for i in range(first_rows):
+            f.write(f"{10_000 + i},{_BIG_ROW},a\n")
+        f.flush()
+        deadline = time.monotonic() + 30
+        while not (data_files_on_disk(t) - before):
+            assert proc.poll() is None, f"deltacpp ended early: {proc.communicate()}"
+            assert time.monotonic() < deadline, "deltacpp opened no data file"
+            time.sleep(0.02)
+        between()
+        for i in range(rest_rows):
+            f.write(f"{20_000 + i},{_BIG_ROW},b\n")
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, out, err
+
+
+def _referenced_files(t: Path) -> set[str]:
+    """Every data file path any commit of T adds (relative, percent-decoded)."""
+    import json
+    import urllib.parse
+    out = set()
+    for p in sorted((t / "_delta_log").glob("*.json")):
+        for line in p.read_text(encoding="utf-8").splitlines():
+            a = json.loads(line) if line.strip() else {}
+            if "add" in a:
+                out.add(urllib.parse.unquote(a["add"]["path"]))
+    return out
+
+
+def test_overwrite_conflicts_with_spark_delete(spark, tmp_path):
+    """deltacpp starts a full overwrite (reads the whole table at version 1), Spark commits a
+    DELETE as version 2 while deltacpp still reads its input, then deltacpp tries to commit:
+    it must fail with ConcurrentAppend or ConcurrentDeleteRead, commit nothing and delete the
+    data files it wrote."""
+    t = tmp_path / "conflict"
+    cli("create", t, "--schema", "id long NOT NULL, v string, p string", "--partition-by", "p")
+    cli("write", t, _csv(tmp_path / "1.csv", range(0, 50), "orig"))
+
+    def spark_delete():
+        spark.sql(f"DELETE FROM delta.`{t}` WHERE id < 10")
+
+    rc, out, err = _feed_stdin_write(t, ["--mode", "overwrite"],
+                                    first_rows=20000, rest_rows=100, between=spark_delete)
+    print("conflict-error:", err.strip())
+    assert rc != 0, f"the overwrite committed over Spark's DELETE: {out}"
+    assert "ConcurrentAppend" in err or "ConcurrentDeleteRead" in err, err
+    assert log_versions_on_disk(t) == [0, 1, 2]
+    leftovers = data_files_on_disk(t) - _referenced_files(t)
+    assert not leftovers, f"the failed overwrite left data files behind: {sorted(leftovers)}"
+    compare_versions_all(spark, t, [1, 2])
+    assert sorted(r["id"] for r in cpp_read(t).to_pylist()) == list(range(10, 50))
+
+
+def test_append_rebases_over_spark_update(spark, tmp_path):
+    """The same overlap with a blind append: no conflict, deltacpp commits version 3 on top of
+    Spark's UPDATE (version 2) and every reader sees both changes."""
+    t = tmp_path / "rebase"
+    cli("create", t, "--schema", "id long NOT NULL, v string, p string", "--partition-by", "p")
+    cli("write", t, _csv(tmp_path / "1.csv", range(0, 50), "orig"))
+
+    def spark_update():
+        spark.sql(f"UPDATE delta.`{t}` SET v = 'updated' WHERE id < 10")
+
+    rc, out, err = _feed_stdin_write(t, [], first_rows=20000, rest_rows=100,
+                                    between=spark_update)
+    assert rc == 0, err
+    assert "committed version 3" in out, out
+    compare_versions_all(spark, t, [2, 3])
+    rows = cpp_read(t, 3).to_pylist()
+    assert len(rows) == 50 + 20100
+    assert sum(r["v"] == "updated" for r in rows) == 10
+
+
+# ---------------------------------------------------------------------------------------------
+# True concurrency: deltacpp processes and delta-rs processes append at the same time
+# ---------------------------------------------------------------------------------------------
+N_CPP, M_RS, K_COMMITS, ROWS = 3, 2, 4, 5
+
+_RS_WRITER = textwrap.dedent("""
+    import os, sys, time, json
+    import pyarrow as pa
+    from deltalake import write_deltalake
+    table, writer, k, rows, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    print("ready", flush=True)
+    while not os.path.exists(go):
+        time.sleep(0.005)
+    for seq in range(k):
+        data = pa.table({"writer": pa.array([writer] * rows, pa.string()),
+                         "seq": pa.array([seq] * rows, pa.int64()),
+                         "row": pa.array(list(range(rows)), pa.int64())})
+        try:
+            write_deltalake(table, data, mode="append")
+            print(json.dumps({"seq": seq, "ok": True}), flush=True)
+        except Exception as e:
+            print(json.dumps({"seq": seq, "ok": False, "error": f"{type(e).__name__}: {e}"}),
+                  flush=True)
+""")
+
+
+def test_concurrent_appends_deltacpp_and_delta_rs(spark, tmp_path):
+    t = tmp_path / "concurrent"
+    cli("create", t, "--schema", "writer string NOT NULL, seq long NOT NULL, row long NOT NULL")
+    go = tmp_path / "go"
+    script = tmp_path / "rs_writer.py"
+    script.write_text(_RS_WRITER, encoding="utf-8")
+    rs_procs = {}
+    for m in range(M_RS):
+        w = f"rs{m}"
+        rs_procs[w] = subprocess.Popen([sys.executable, str(script), str(t), w, str(K_COMMITS),
+                                        str(ROWS), str(go)],
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for w, p in rs_procs.items():
+        assert p.stdout.readline().strip() == "ready", f"{w}: {p.stderr.read()}"
+
+    inputs = {}
+    for n in range(N_CPP):
+        for seq in range(K_COMMITS):
+            f = tmp_path / f"cpp{n}_{seq}.csv"
+            f.write_text("writer,seq,row\n" + "".join(f"cpp{n},{seq},{r}\n" for r in range(ROWS)))
+            inputs[(f"cpp{n}", seq)] = f
+    outcomes = {}  # (writer, seq) -> (ok, message)
+    start = threading.Event()
+
+    def cpp_writer(w):
+        start.wait()
+        for seq in range(K_COMMITS):
+            p = subprocess.run([DELTACPP, "write", str(t), str(inputs[(w, seq)])],
+                               capture_output=True, text=True, timeout=120)
+            outcomes[(w, seq)] = (p.returncode == 0, (p.stdout + p.stderr).strip())
+
+    threads = [threading.Thread(target=cpp_writer, args=(f"cpp{n}",)) for n in range(N_CPP)]
+    for th in threads:
+        th.start()
+    go.touch()
+    start.set()
+    for th in threads:
+        th.join(timeout=180)
+    import json
+    for w, p in rs_procs.items():
+        out, err = p.communicate(timeout=180)
+        for line in out.splitlines():
+            o = json.loads(line)
+            outcomes[(w, o["seq"])] = (o["ok"], o.get("error", ""))
+        assert p.returncode == 0, f"{w}: {err}"
+    print("concurrent-outcomes:", {f"{w}/{s}": ok for (w, s), (ok, _) in sorted(outcomes.items())})
+    failed = {k: m for k, (ok, m) in outcomes.items() if not ok}
+    # A deltacpp writer that loses every retry must say so with a typed error.
+    for (w, s), m in failed.items():
+        if w.startswith("cpp"):
+            assert "Concurrent" in m or "VersionExists" in m, f"{w}/{s} failed untyped: {m}"
+    assert len(outcomes) == (N_CPP + M_RS) * K_COMMITS
+
+    versions = cpp_versions(t)
+    succeeded = sorted(k for k, (ok, _) in outcomes.items() if ok)
+    assert versions == list(range(1 + len(succeeded))), \
+        f"{len(succeeded)} writes succeeded but the log has versions {versions}"
+    # every successful commit is present exactly once (ROWS rows), failed ones not at all
+    latest = collections.Counter((r["writer"], r["seq"]) for r in cpp_read(t).to_pylist())
+    assert latest == {k: ROWS for k in succeeded}, \
+        f"rows by writer differ from the successful commits: {dict(latest)}"
+    # every version: the same rows for all three readers, and one more commit than the previous
+    prev = collections.Counter()
+    failures = []
+    for v in versions:
+        try:
+            mine = compare_version_all(spark, t, v)
+        except Exception as e:  # noqa: BLE001
+            failures.append(f"version {v}: {type(e).__name__}: {e}")
+            continue
+        by_commit = collections.Counter((r["writer"], r["seq"]) for r in mine.to_pylist())
+        new = by_commit - prev
+        if v > 0 and (len(new) != 1 or list(new.values()) != [ROWS] or prev - by_commit):
+            failures.append(f"version {v} is not its predecessor plus one commit: new {dict(new)}")
+        prev = by_commit
+    assert not failures, "\n".join(failures)

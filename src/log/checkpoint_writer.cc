@@ -16,6 +16,7 @@
 #include <random>
 #include <set>
 
+#include "util/clock.h"
 #include "deltacpp/error.h"
 #include "expr/file_stats.h"
 #include "expr/physical_name.h"
@@ -53,12 +54,6 @@ bool PropertyEquals(const std::map<std::string, std::string>& props, const std::
   while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
   while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
   return Lower(v) == value;
-}
-
-int64_t SystemNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 bool IsCheckpoint(LogFileKind kind) {
@@ -777,7 +772,7 @@ arrow::Result<CheckpointWriteResult> WriteCheckpoint(const Snapshot& snapshot,
   const int64_t version = snapshot.version();
   const std::string log_dir = LogDir(root);
   const auto& props = snapshot.properties();
-  const int64_t now = options.now_ms.value_or(SystemNowMs());
+  const int64_t now = options.now_ms.value_or(WallClockMillis());
 
   ARROW_ASSIGN_OR_RAISE(int64_t tombstone_retention,
                         IntervalPropertyMs(props, kDeletedFileRetentionKey,

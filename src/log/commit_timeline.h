@@ -28,6 +28,14 @@ class CommitTimeline {
   int64_t earliest() const { return earliest_; }
   int64_t latest() const { return latest_; }
 
+  /// The listed commit files by version.
+  const std::map<int64_t, FileEntry>& commits() const { return commits_; }
+
+  /// True when `version` is dated by its in-commit timestamp rather than its file time.
+  bool UsesInCommitTimestamp(int64_t version) const {
+    return ict_since_.has_value() && version >= *ict_since_;
+  }
+
   /// Timestamp of commit `version` (reads the commit for in-commit timestamps).
   arrow::Result<int64_t> TimestampOf(int64_t version) const;
 

@@ -81,29 +81,28 @@ std::string MemberJson(const std::string& commit_info_json, const char* key) {
 arrow::Result<std::vector<HistoryEntry>> DeltaTable::History(std::optional<int64_t> limit) const {
   ARROW_ASSIGN_OR_RAISE(auto latest, Latest());
   ARROW_ASSIGN_OR_RAISE(auto timeline, CommitTimeline::Load(store_, root_, latest->metadata()));
-  ARROW_ASSIGN_OR_RAISE(auto files, internal::ListLogFiles(*store_, root_));
-  std::vector<internal::LogFile> commits;
-  for (auto it = files.rbegin(); it != files.rend(); ++it) {
-    if (it->name.kind != internal::LogFileKind::kCommit) continue;
+  // The timeline has listed the log already; newest commits first.
+  std::vector<std::pair<int64_t, FileEntry>> commits;
+  for (auto it = timeline.commits().rbegin(); it != timeline.commits().rend(); ++it) {
     if (limit && static_cast<int64_t>(commits.size()) >= *limit) break;
-    commits.push_back(*it);
+    commits.emplace_back(it->first, it->second);
   }
   std::vector<HistoryEntry> out(commits.size());
   std::vector<arrow::Status> statuses(commits.size());
   auto load = [&](int i) {
     auto& e = out[i];
-    e.version = commits[i].name.version;
+    e.version = commits[i].first;
     e.operation_parameters = "{}";
     e.operation_metrics = "{}";
     e.commit_info_json = "{}";
-    auto buf = store_->Read(commits[i].entry.path);
+    auto buf = store_->Read(commits[i].second.path);
     if (!buf.ok()) {
       statuses[i] = buf.status();
       return arrow::Status::OK();
     }
     auto parsed = internal::ParseActionFile(
         std::string_view((*buf)->data_as<char>(), (*buf)->size()),
-        fmt::format("table {}: commit {}", root_, commits[i].entry.path));
+        fmt::format("table {}: commit {}", root_, commits[i].second.path));
     if (!parsed.ok()) {
       statuses[i] = parsed.status();
       return arrow::Status::OK();
@@ -114,8 +113,15 @@ arrow::Result<std::vector<HistoryEntry>> DeltaTable::History(std::optional<int64
       e.operation_parameters = MemberJson(e.commit_info_json, "operationParameters");
       e.operation_metrics = MemberJson(e.commit_info_json, "operationMetrics");
     }
-    auto ts = timeline.TimestampOf(e.version);
-    e.timestamp_ms = ts.ok() ? *ts : commits[i].entry.modification_time_ms;
+    // The commit was just parsed: take its in-commit timestamp from it instead of reading the
+    // file again.
+    if (timeline.UsesInCommitTimestamp(e.version) && parsed->commit_info &&
+        parsed->commit_info->in_commit_timestamp) {
+      e.timestamp_ms = *parsed->commit_info->in_commit_timestamp;
+    } else {
+      auto ts = timeline.TimestampOf(e.version);
+      e.timestamp_ms = ts.ok() ? *ts : commits[i].second.modification_time_ms;
+    }
     return arrow::Status::OK();
   };
   ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(commits.size() > 4,

@@ -50,7 +50,7 @@ arrow::Result<CreateTableResult> CreateTable(std::string_view location,
   if (current && current->num_files() > 0) {
     txn->ReadWholeTable();
     std::vector<RemoveFile> removes;
-    const int64_t now = NowMillis();
+    const int64_t now = WallClockMillis();
     for (int64_t i = 0; i < current->num_files(); ++i) {
       removes.push_back(RemoveForLiveFile(*current->files(), i, now));
     }

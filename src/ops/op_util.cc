@@ -7,6 +7,7 @@
 #include <chrono>
 #include <random>
 
+#include "util/clock.h"
 #include "deltacpp/error.h"
 #include "log/file_action_schema.h"
 
@@ -38,12 +39,6 @@ std::string JsonQuote(const std::string& value) {
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
   return buf.GetString();
-}
-
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 RemoveFile RemoveForLiveFile(const arrow::RecordBatch& files, int64_t row, int64_t now_ms) {

@@ -2,6 +2,8 @@
 // live files, table-property lookups, time and ids.
 #pragma once
 
+#include "util/clock.h"
+
 #include <arrow/api.h>
 
 #include <map>
@@ -21,8 +23,6 @@ std::string JsonStringObject(const std::map<std::string, std::string>& values);
 /// A JSON string literal of `value`.
 std::string JsonQuote(const std::string& value);
 
-/// Milliseconds since the epoch.
-int64_t NowMillis();
 
 /// A remove action for live file `row` of `files` (a Snapshot::files() batch), with
 /// deletionTimestamp `now_ms`, extendedFileMetadata, partition values, size, stats, tags, DV and

@@ -153,7 +153,7 @@ arrow::Result<TableDefinition> BuildTableDefinition(
   ARROW_ASSIGN_OR_RAISE(def.metadata.schema_string, SchemaToDeltaJson(*stored));
   def.metadata.partition_columns = partitions;
   def.metadata.configuration = configuration;
-  def.metadata.created_time = NowMillis();
+  def.metadata.created_time = WallClockMillis();
   return def;
 }
 

@@ -130,7 +130,7 @@ arrow::Status ApplyReplaceWhere(const Snapshot& snapshot, const std::string& pre
   const auto& paths = static_cast<const arrow::StringArray&>(*snapshot.files()->column(kPathCol));
   for (int64_t i = 0; i < paths.length(); ++i) row_of[std::string(paths.GetView(i))] = i;
   std::vector<std::string> read;
-  const int64_t now = NowMillis();
+  const int64_t now = WallClockMillis();
   auto cdf = snapshot.properties().find("delta.enableChangeDataFeed");
   const bool change_data_feed = cdf != snapshot.properties().end() && cdf->second == "true";
   for (const auto& file : candidates->files()) {
@@ -325,7 +325,7 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
 
   std::vector<RemoveFile> removes;
   if (snapshot && options.mode == WriteMode::kOverwrite) {
-    const int64_t now = NowMillis();
+    const int64_t now = WallClockMillis();
     if (options.replace_where) {
       auto st = ApplyReplaceWhere(*snapshot, *options.replace_where, *writer, *txn, &removes);
       if (!st.ok()) return fail(st);
@@ -345,7 +345,7 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
     }
     std::set<std::map<std::string, std::optional<std::string>>> touched;
     for (const auto& a : *added) touched.insert(a.partition_values);
-    const int64_t now = NowMillis();
+    const int64_t now = WallClockMillis();
     std::vector<std::string> read;
     for (int64_t i = 0; i < snapshot->num_files(); ++i) {
       if (touched.count(PartitionValuesAt(*snapshot->files(), i))) {

@@ -8,18 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "util/clock.h"
 #include "deltacpp/error.h"
 #include "deltacpp/storage.h"
 
 namespace deltacpp {
 
 namespace {
-
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 class MemoryLogStore final : public LogStore {
  public:
@@ -60,7 +55,7 @@ class MemoryLogStore final : public LogStore {
     // Copy outside the lock: the data can be large and the copy does not need the map.
     auto buffer = arrow::Buffer::FromString(std::string(data));
     std::lock_guard<std::mutex> lock(mutex_);
-    auto [it, inserted] = files_.try_emplace(path, File{std::move(buffer), NowMillis()});
+    auto [it, inserted] = files_.try_emplace(path, File{std::move(buffer), internal::WallClockMillis()});
     if (!inserted) {
       return DeltaError(
           DeltaErrorCode::kVersionExists,
@@ -72,7 +67,7 @@ class MemoryLogStore final : public LogStore {
   arrow::Status PutReplace(const std::string& path, std::string_view data) override {
     auto buffer = arrow::Buffer::FromString(std::string(data));
     std::lock_guard<std::mutex> lock(mutex_);
-    files_[path] = File{std::move(buffer), NowMillis()};
+    files_[path] = File{std::move(buffer), internal::WallClockMillis()};
     return arrow::Status::OK();
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "util/clock.h"
 #include "util/uri.h"
 
 namespace deltacpp::internal {
@@ -39,12 +40,6 @@ CommitInfoSummary SummarizeCommitInfo(const CommitInfo& commit_info) {
   std::string_view txn_id;
   if (doc["txnId"].get(txn_id) == simdjson::SUCCESS) out.txn_id = std::string(txn_id);
   return out;
-}
-
-int64_t WallClockMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace deltacpp::internal

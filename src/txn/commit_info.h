@@ -2,6 +2,8 @@
 // concurrent commit's commitInfo that conflict detection needs.
 #pragma once
 
+#include "util/clock.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,7 +34,5 @@ struct CommitInfoSummary {
 /// fields stay unset.
 CommitInfoSummary SummarizeCommitInfo(const CommitInfo& commit_info);
 
-/// Milliseconds since the epoch, wall clock.
-int64_t WallClockMillis();
 
 }  // namespace deltacpp::internal

@@ -16,6 +16,7 @@
 #include <random>
 #include <set>
 
+#include "util/clock.h"
 #include "deltacpp/api.h"
 #include "deltacpp/error.h"
 #include "protocol/partition_values.h"
@@ -195,12 +196,6 @@ std::shared_ptr<arrow::ArrayData> ToPhysical(const std::shared_ptr<arrow::ArrayD
                                          physical->field(j++)->type()));
   }
   return out;
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 int64_t EstimateBytes(const arrow::RecordBatch& batch) {
@@ -564,7 +559,7 @@ arrow::Status DataWriterImpl::CloseFile(Partition* partition) {
   add.path = UriEncodePath(file->relative_path);
   add.partition_values = partition->values;
   add.size = info.size();
-  add.modification_time = NowMs();
+  add.modification_time = WallClockMillis();
   add.data_change = options_.data_change;
   add.stats = file->stats->ToJson();
   finished_.emplace_back(file->counter, std::move(add));

@@ -564,7 +564,7 @@ TEST_F(ConcurrentOperations, TransactionsRemovingTheSameFileConflict) {
   auto remove_first = [&](bool record_read) -> std::unique_ptr<Transaction> {
     auto txn = Transaction::Start(*table, *snapshot);
     EXPECT_TRUE(txn.ok()) << txn.status().ToString();
-    auto remove = internal::RemoveForLiveFile(files, 0, internal::NowMillis());
+    auto remove = internal::RemoveForLiveFile(files, 0, internal::WallClockMillis());
     if (record_read) (*txn)->ReadFiles({remove.path});
     (*txn)->RemoveFiles({remove});
     return std::move(*txn);

@@ -5,6 +5,7 @@
 #include <arrow/result.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,8 +26,10 @@ struct HistoryEntry {
   std::string commit_info_json;        ///< the whole commitInfo object, "{}" when absent
 };
 
-/// A Delta table at a location. Cheap to create; every call reads the log afresh.
-/// Safe to use from several threads.
+/// A Delta table at a location. Cheap to create. Every call sees the log as it is now: Latest()
+/// keeps the newest snapshot it built and brings it up to date by reading only the commits
+/// made since, so a long-lived handle pays for the whole log once. Safe to use from several
+/// threads.
 class DeltaTable {
  public:
   /// Opens the table at `location` (local path or file:// URI). Fails with TableNotFound when
@@ -45,8 +48,10 @@ class DeltaTable {
   static arrow::Result<std::shared_ptr<DeltaTable>> Open(std::string table_root,
                                                          std::shared_ptr<LogStore> store);
 
-  /// The latest snapshot.
-  arrow::Result<std::shared_ptr<Snapshot>> Latest() const { return SnapshotAt(std::nullopt); }
+  /// The latest snapshot: the handle's previous latest snapshot plus the commits after it when
+  /// there is one (a gap or an unreadable new commit falls back to a full load), otherwise
+  /// loaded from the newest checkpoint and the commits after it.
+  arrow::Result<std::shared_ptr<Snapshot>> Latest() const;
 
   /// The snapshot at `version` (latest when nullopt). VersionNotFound beyond the latest or
   /// before the earliest reconstructable version.
@@ -69,8 +74,15 @@ class DeltaTable {
  private:
   DeltaTable(std::string root, std::shared_ptr<LogStore> store)
       : root_(std::move(root)), store_(std::move(store)) {}
+  // The snapshot brought up to date by `cached` and the commits after it; nullptr when the
+  // log cannot be read incrementally from there.
+  std::shared_ptr<Snapshot> UpdatedFrom(const std::shared_ptr<Snapshot>& cached) const;
+  void RememberLatest(const std::shared_ptr<Snapshot>& snapshot) const;
+
   std::string root_;
   std::shared_ptr<LogStore> store_;
+  mutable std::mutex latest_mutex_;
+  mutable std::shared_ptr<Snapshot> latest_;  ///< newest snapshot built so far
 };
 
 }  // namespace deltacpp

@@ -30,6 +30,13 @@ arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Locate(std::string_view l
 }
 
 arrow::Result<bool> DeltaTable::Exists() const {
+  // A valid `_last_checkpoint` lets the listing start at its version: log files from there on
+  // mean a table, and a long log is not listed (and stat'ed) whole.
+  if (auto hint = internal::ReadLastCheckpointHint(*store_, internal::LogDir(root_))) {
+    ARROW_ASSIGN_OR_RAISE(auto files,
+                          internal::ListLogFiles(*store_, root_, internal::VersionPrefix(*hint)));
+    if (!files.empty()) return true;
+  }
   ARROW_ASSIGN_OR_RAISE(auto files, internal::ListLogFiles(*store_, root_));
   return !files.empty();
 }
@@ -37,13 +44,54 @@ arrow::Result<bool> DeltaTable::Exists() const {
 arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Open(std::string table_root,
                                                             std::shared_ptr<LogStore> store) {
   Initialize();
-  ARROW_ASSIGN_OR_RAISE(auto files, internal::ListLogFiles(*store, table_root));
-  if (files.empty()) {
+  std::shared_ptr<DeltaTable> table(new DeltaTable(std::move(table_root), std::move(store)));
+  ARROW_ASSIGN_OR_RAISE(bool exists, table->Exists());
+  if (!exists) {
     return DeltaError(DeltaErrorCode::kTableNotFound,
                       fmt::format("{} is not a Delta table: no _delta_log with commits",
-                                  table_root));
+                                  table->root()));
   }
-  return std::shared_ptr<DeltaTable>(new DeltaTable(std::move(table_root), std::move(store)));
+  return table;
+}
+
+arrow::Result<std::shared_ptr<Snapshot>> DeltaTable::Latest() const {
+  std::shared_ptr<Snapshot> cached;
+  {
+    std::lock_guard<std::mutex> lock(latest_mutex_);
+    cached = latest_;
+  }
+  if (cached) {
+    if (auto updated = UpdatedFrom(cached)) {
+      RememberLatest(updated);
+      return updated;
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto loaded, SnapshotAt(std::nullopt));
+  RememberLatest(loaded);
+  return loaded;
+}
+
+std::shared_ptr<Snapshot> DeltaTable::UpdatedFrom(const std::shared_ptr<Snapshot>& cached) const {
+  const int64_t base = cached->version();
+  auto listed = internal::ListLogFiles(*store_, root_, internal::VersionPrefix(base + 1));
+  if (!listed.ok()) return nullptr;
+  std::vector<internal::LogFile> commits;
+  for (auto& f : *listed) {
+    if (f.name.kind == internal::LogFileKind::kCommit && f.name.version > base) {
+      commits.push_back(std::move(f));
+    }
+  }
+  if (commits.empty()) return cached;
+  // Anything unexpected (a gap, a commit that does not parse) is left to a full load, which
+  // reports it with the usual errors.
+  auto state = internal::ReplayCommitsOnto(cached->state(), commits);
+  if (!state.ok()) return nullptr;
+  return std::make_shared<Snapshot>(std::move(*state));
+}
+
+void DeltaTable::RememberLatest(const std::shared_ptr<Snapshot>& snapshot) const {
+  std::lock_guard<std::mutex> lock(latest_mutex_);
+  if (!latest_ || latest_->version() < snapshot->version()) latest_ = snapshot;
 }
 
 arrow::Result<std::shared_ptr<Snapshot>> DeltaTable::SnapshotAt(

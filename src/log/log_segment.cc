@@ -73,7 +73,9 @@ std::map<int64_t, CheckpointChoice> CompleteCheckpoints(const std::vector<LogFil
   return out;
 }
 
-// Reads the `_last_checkpoint` hint; nullopt when missing or unparsable.
+
+}  // namespace
+
 std::optional<int64_t> ReadLastCheckpointHint(LogStore& store, const std::string& log_dir) {
   auto buf = store.Read(log_dir + "/_last_checkpoint");
   if (!buf.ok()) return std::nullopt;
@@ -86,8 +88,6 @@ std::optional<int64_t> ReadLastCheckpointHint(LogStore& store, const std::string
   if (version < 0) return std::nullopt;
   return version;
 }
-
-}  // namespace
 
 arrow::Result<std::vector<LogFile>> ListLogFiles(LogStore& store, const std::string& table_root,
                                                  std::string_view start_after_name) {

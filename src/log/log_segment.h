@@ -36,6 +36,10 @@ std::string LogDir(const std::string& table_root);
 arrow::Result<std::vector<LogFile>> ListLogFiles(LogStore& store, const std::string& table_root,
                                                  std::string_view start_after_name = {});
 
+/// The version `_last_checkpoint` names; nullopt when the file is missing or unparsable (it is
+/// only ever a hint).
+std::optional<int64_t> ReadLastCheckpointHint(LogStore& store, const std::string& log_dir);
+
 /// Builds the segment for `version` (latest when absent). Uses `_last_checkpoint` as a hint
 /// only: a missing, stale or corrupt hint falls back to the listing. Errors: TableNotFound,
 /// VersionNotFound (beyond the latest or before the earliest reconstructable version),

@@ -81,19 +81,17 @@ int64_t CommitTimestamp(const std::optional<CommitInfo>& ci, const Metadata& met
 
 }  // namespace
 
-arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>& store,
-                                                const LogSegment& segment) {
-  const std::string& root = segment.table_root;
-  // Read and parse every commit in parallel; I/O and JSON parsing dominate.
-  const auto& commits = segment.commits;
+namespace {
+
+// Reads and parses commits in parallel; I/O and JSON parsing dominate.
+arrow::Result<std::vector<ParsedActions>> ParseCommits(LogStore& store, const std::string& root,
+                                                       const std::vector<LogFile>& commits) {
   std::vector<ParsedActions> parsed(commits.size());
   std::vector<arrow::Status> statuses(commits.size());
   auto parse_one = [&](int i) {
-    auto buf = store->Read(commits[i].entry.path);
+    auto buf = store.Read(commits[i].entry.path);
     if (!buf.ok()) {
-      statuses[i] = DeltaError(IsDeltaError(buf.status(), DeltaErrorCode::kMissingFile)
-                                   ? DeltaErrorCode::kCorruptLog
-                                   : DeltaErrorCode::kCorruptLog,
+      statuses[i] = DeltaError(DeltaErrorCode::kCorruptLog,
                                fmt::format("table {}: cannot read commit {}: {}", root,
                                            commits[i].entry.path, buf.status().message()));
       return arrow::Status::OK();
@@ -111,17 +109,20 @@ arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>&
   ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(
       commits.size() > 4, static_cast<int>(commits.size()), parse_one));
   for (auto& st : statuses) ARROW_RETURN_NOT_OK(st);
+  return parsed;
+}
 
-  CheckpointContent checkpoint;
-  if (segment.checkpoint_version) {
-    ARROW_ASSIGN_OR_RAISE(checkpoint, ReadCheckpoint(*store, segment));
-  }
-
+// Reconciles `parsed` (commits after the base, oldest first) on top of `base` (a checkpoint's
+// content, or an earlier snapshot's state in the same form) into the state of `version`.
+// Leaves commit_info and timestamp_ms to the caller.
+arrow::Result<Snapshot::State> Reconcile(const std::string& root,
+                                         const std::shared_ptr<LogStore>& store, int64_t version,
+                                         std::vector<ParsedActions>& parsed,
+                                         CheckpointContent& base) {
   Snapshot::State state;
   state.table_root = root;
   state.store = store;
-  state.version = segment.version;
-  state.checkpoint_version = segment.checkpoint_version;
+  state.version = version;
 
   // Newest first: the first protocol/metaData/txn/domain seen wins.
   std::optional<Protocol> protocol;
@@ -140,13 +141,13 @@ arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>&
     }
   };
   for (auto it = parsed.rbegin(); it != parsed.rend(); ++it) take_non_file(*it);
-  take_non_file(checkpoint.actions);
+  take_non_file(base.actions);
 
-  const std::string at = fmt::format("table {} version {}", root, segment.version);
+  const std::string at = fmt::format("table {} version {}", root, version);
   if (!protocol) {
     return DeltaError(DeltaErrorCode::kCorruptLog, at + ": the log has no protocol action");
   }
-  ARROW_RETURN_NOT_OK(CheckReadSupported(*protocol, root, segment.version));
+  ARROW_RETURN_NOT_OK(CheckReadSupported(*protocol, root, version));
   if (!metadata) {
     return DeltaError(DeltaErrorCode::kCorruptLog, at + ": the log has no metaData action");
   }
@@ -190,7 +191,7 @@ arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>&
       live.push_back(std::move(sel));
     }
   }
-  for (const auto& batch : checkpoint.adds) {
+  for (const auto& batch : base.adds) {
     const auto& paths = *batch->column(kPathCol);
     if (seen.empty() && paths.null_count() == 0) {
       live.push_back(batch);
@@ -220,6 +221,21 @@ arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>&
     ARROW_ASSIGN_OR_RAISE(auto combined, table->CombineChunksToBatch());
     state.files = combined;
   }
+  return state;
+}
+
+}  // namespace
+
+arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>& store,
+                                                const LogSegment& segment) {
+  const std::string& root = segment.table_root;
+  ARROW_ASSIGN_OR_RAISE(auto parsed, ParseCommits(*store, root, segment.commits));
+  CheckpointContent checkpoint;
+  if (segment.checkpoint_version) {
+    ARROW_ASSIGN_OR_RAISE(checkpoint, ReadCheckpoint(*store, segment));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto state, Reconcile(root, store, segment.version, parsed, checkpoint));
+  state.checkpoint_version = segment.checkpoint_version;
 
   // commitInfo and timestamp of this exact version.
   int64_t file_time = 0;
@@ -238,6 +254,34 @@ arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>&
     file_time = segment.checkpoint_files[0].entry.modification_time_ms;
   }
   state.timestamp_ms = CommitTimestamp(state.commit_info, state.metadata, file_time);
+  return state;
+}
+
+arrow::Result<Snapshot::State> ReplayCommitsOnto(const Snapshot::State& base,
+                                                 const std::vector<LogFile>& commits) {
+  if (commits.empty()) return base;
+  const std::string& root = base.table_root;
+  for (size_t i = 0; i < commits.size(); ++i) {
+    const int64_t expected = base.version + 1 + static_cast<int64_t>(i);
+    if (commits[i].name.kind != LogFileKind::kCommit || commits[i].name.version != expected) {
+      return DeltaError(DeltaErrorCode::kCorruptLog,
+                        fmt::format("table {}: commit {} is missing after version {}", root,
+                                    expected, base.version));
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto parsed, ParseCommits(*base.store, root, commits));
+  CheckpointContent previous;
+  previous.actions.protocol = base.protocol;
+  previous.actions.metadata = base.metadata;
+  for (const auto& [app_id, txn] : base.txns) previous.actions.txns.push_back(txn);
+  for (const auto& [name, domain] : base.domains) previous.actions.domains.push_back(domain);
+  if (base.files) previous.adds.push_back(base.files);
+  ARROW_ASSIGN_OR_RAISE(auto state,
+                        Reconcile(root, base.store, commits.back().name.version, parsed, previous));
+  state.checkpoint_version = base.checkpoint_version;
+  state.commit_info = parsed.back().commit_info;
+  state.timestamp_ms = CommitTimestamp(state.commit_info, state.metadata,
+                                       commits.back().entry.modification_time_ms);
   return state;
 }
 

@@ -13,4 +13,10 @@ namespace deltacpp::internal {
 arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>& store,
                                                 const LogSegment& segment);
 
+/// The state after `commits` (the commits directly following `base.version`, ascending), as
+/// replaying the whole log would give it, computed from `base` and those commits only. Errors:
+/// CorruptLog (a gap, an unreadable or malformed commit), UnsupportedFeature.
+arrow::Result<Snapshot::State> ReplayCommitsOnto(const Snapshot::State& base,
+                                                 const std::vector<LogFile>& commits);
+
 }  // namespace deltacpp::internal

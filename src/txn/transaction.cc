@@ -420,7 +420,10 @@ bool TransactionImpl::MaybeCheckpoint(int64_t version, const Metadata& metadata)
     if (!opened.ok()) return false;
     table = *opened;
   }
-  auto snapshot = table->SnapshotAt(version);
+  // The handle's latest snapshot is usually this very version, brought up to date from the
+  // snapshot the transaction read; otherwise load the version.
+  auto snapshot = table->Latest();
+  if (snapshot.ok() && (*snapshot)->version() != version) snapshot = table->SnapshotAt(version);
   if (!snapshot.ok()) return false;
   auto written = internal::WriteCheckpoint(**snapshot, internal::CheckpointOptions{});
   if (!written.ok() || !written->written) return false;

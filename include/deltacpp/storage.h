@@ -1,11 +1,14 @@
-// Storage for the Delta log: list a prefix in sorted order, read a file, atomic put-if-absent.
+// Storage for the Delta log: list a prefix in sorted order, read a file, atomic put-if-absent
+// (of a buffer or of streamed content).
 #pragma once
 
 #include <arrow/buffer.h>
 #include <arrow/filesystem/filesystem.h>
+#include <arrow/io/interfaces.h>
 #include <arrow/result.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,6 +42,25 @@ class LogStore {
   /// existing file untouched. Creates missing parent directories.
   virtual arrow::Status PutIfAbsent(const std::string& path, std::string_view data) = 0;
 
+  /// Produces the content of a streamed put by writing it to `out`. `out` is only valid during
+  /// the call; the writer may Close() it (or leave that to the store) but must not keep it. An
+  /// error it returns aborts the put.
+  using ContentWriter =
+      std::function<arrow::Status(const std::shared_ptr<arrow::io::OutputStream>& out)>;
+
+  /// Like PutIfAbsent, but the content is produced by `write` into a stream, so large files
+  /// (checkpoints) never have to sit in memory whole. Same atomicity: readers see no file or the
+  /// whole file; losing to an existing file is DeltaErrorCode::kVersionExists and leaves it
+  /// untouched (the store may report that before calling `write` at all). When `write` fails,
+  /// or writing, syncing or publishing the content fails, nothing is left at `path` and the
+  /// writer's error (or the I/O error naming `path`) is returned.
+  ///
+  /// The default implementation collects the content in memory and calls PutIfAbsent, so a
+  /// store that only implements PutIfAbsent stays correct; the local store streams to a
+  /// temporary file instead.
+  virtual arrow::Status PutIfAbsentStreaming(const std::string& path,
+                                             const ContentWriter& write);
+
   /// Atomically replaces (or creates) `path` with `data` (used only for `_last_checkpoint`).
   virtual arrow::Status PutReplace(const std::string& path, std::string_view data) = 0;
 
@@ -49,8 +71,11 @@ class LogStore {
   virtual std::shared_ptr<arrow::fs::FileSystem> filesystem() const = 0;
 };
 
-/// A store for the local filesystem. put-if-absent writes a temporary file in the same directory,
-/// fsyncs it, then link(2)s it into place (fails if the target exists) and fsyncs the directory.
+/// A store for the local filesystem. put-if-absent (plain or streamed) writes a hidden temporary
+/// file in the same directory, fsyncs it, then link(2)s it into place (fails if the target
+/// exists), removes the temporary name and fsyncs the directory. A streamed put writes through a
+/// bounded buffer, so its memory does not grow with the content; a failed put removes its
+/// temporary file.
 std::shared_ptr<LogStore> MakeLocalLogStore();
 
 /// A store that keeps everything in memory (for tests). Data-file filesystem is an

@@ -1,7 +1,7 @@
 #include "log/checkpoint_writer.h"
 #include "util/random_uuid.h"
 
-#include <arrow/io/memory.h>
+#include <arrow/io/interfaces.h>
 #include <arrow/util/compression.h>
 #include <fmt/core.h>
 #include <parquet/arrow/writer.h>
@@ -525,8 +525,9 @@ class CheckpointEncoder {
 
   const std::shared_ptr<arrow::Schema>& schema() const { return schema_; }
 
-  arrow::Status Open() {
-    ARROW_ASSIGN_OR_RAISE(sink_, arrow::io::BufferOutputStream::Create());
+  /// Starts the Parquet file in `sink`, which must stay open until Finish().
+  arrow::Status Open(std::shared_ptr<arrow::io::OutputStream> sink) {
+    sink_ = std::move(sink);
     parquet::WriterProperties::Builder props;
     props.compression(arrow::util::Codec::IsAvailable(arrow::Compression::SNAPPY)
                           ? arrow::Compression::SNAPPY
@@ -614,9 +615,13 @@ class CheckpointEncoder {
     return arrow::Status::OK();
   }
 
-  arrow::Result<std::shared_ptr<arrow::Buffer>> Finish() {
+  /// Writes the footer and lets go of the sink (without closing it); returns the file's size.
+  arrow::Result<int64_t> Finish() {
     ARROW_RETURN_NOT_OK(writer_->Close());
-    return sink_->Finish();
+    ARROW_ASSIGN_OR_RAISE(int64_t size, sink_->Tell());
+    writer_.reset();
+    sink_.reset();
+    return size;
   }
 
   int64_t num_rows() const { return num_rows_; }
@@ -656,7 +661,7 @@ class CheckpointEncoder {
   const AddColumn& add_;
   int64_t max_rows_;
   std::shared_ptr<arrow::Schema> schema_;
-  std::shared_ptr<arrow::io::BufferOutputStream> sink_;
+  std::shared_ptr<arrow::io::OutputStream> sink_;
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
   std::vector<std::shared_ptr<arrow::Array>> null_columns_;
   int64_t num_rows_ = 0;
@@ -820,33 +825,38 @@ arrow::Result<CheckpointWriteResult> WriteCheckpoint(const Snapshot& snapshot,
                                         snapshot.domain_metadata().end(),
                                         [](const auto& d) { return !d.second.removed; });
 
-  CheckpointEncoder encoder(add_column, with_domains, v2, options.max_rows_per_row_group);
-  std::shared_ptr<arrow::Buffer> content;
-  try {
-    ARROW_RETURN_NOT_OK(encoder.Open());
-    ARROW_RETURN_NOT_OK(encoder.WriteNonFileActions(snapshot, txns, v2));
-    ARROW_RETURN_NOT_OK(encoder.WriteAdds(*files));
-    ARROW_RETURN_NOT_OK(encoder.WriteRemoves(*tombstones));
-    ARROW_ASSIGN_OR_RAISE(content, encoder.Finish());
-  } catch (const parquet::ParquetException& e) {
-    return arrow::Status::IOError(
-        fmt::format("table {}: cannot encode the checkpoint of version {}: {}", root, version,
-                    e.what()));
-  }
-
   const std::string name = v2 ? fmt::format("{}.checkpoint.{}.parquet", VersionPrefix(version),
                                             RandomUuidV4())
                               : VersionPrefix(version) + ".checkpoint.parquet";
   const std::string path = log_dir + "/" + name;
-  arrow::Status put = store.PutIfAbsent(
-      path, std::string_view(content->data_as<char>(), static_cast<size_t>(content->size())));
+  // Row groups go to the store's stream as they are encoded, so memory holds at most one row
+  // group and its batch, whatever the size of the file.
+  int64_t num_rows = 0;
+  int64_t size_in_bytes = 0;
+  auto encode = [&](const std::shared_ptr<arrow::io::OutputStream>& out) -> arrow::Status {
+    CheckpointEncoder encoder(add_column, with_domains, v2, options.max_rows_per_row_group);
+    try {
+      ARROW_RETURN_NOT_OK(encoder.Open(out));
+      ARROW_RETURN_NOT_OK(encoder.WriteNonFileActions(snapshot, txns, v2));
+      ARROW_RETURN_NOT_OK(encoder.WriteAdds(*files));
+      ARROW_RETURN_NOT_OK(encoder.WriteRemoves(*tombstones));
+      ARROW_ASSIGN_OR_RAISE(size_in_bytes, encoder.Finish());
+    } catch (const parquet::ParquetException& e) {
+      return arrow::Status::IOError(
+          fmt::format("table {}: cannot encode the checkpoint of version {} into {}: {}", root,
+                      version, path, e.what()));
+    }
+    num_rows = encoder.num_rows();
+    return arrow::Status::OK();
+  };
+  arrow::Status put = store.PutIfAbsentStreaming(path, encode);
   if (IsDeltaError(put, DeltaErrorCode::kVersionExists)) return result;  // lost a race
   ARROW_RETURN_NOT_OK(put);
 
   result.written = true;
   result.path = path;
-  result.num_rows = encoder.num_rows();
-  result.size_in_bytes = content->size();
+  result.num_rows = num_rows;
+  result.size_in_bytes = size_in_bytes;
   result.num_adds = files->num_rows();
   result.num_removes = tombstones->num_rows();
   result.v2 = v2;

@@ -59,9 +59,10 @@ arrow::Status WriteCheckpoint(const Snapshot& snapshot);
 /// some file has statistics for) and, for partitioned tables, `add.partitionValues_parsed`
 /// are written unless `delta.checkpoint.writeStatsAsStruct=false`. Txns older than
 /// `delta.setTransactionRetentionDuration` (when set) are left out.
-/// The file is encoded in memory, row group by row group, and published with
-/// LogStore::PutIfAbsent; `_last_checkpoint` ({version, size, sizeInBytes, numOfAddFiles}) is
-/// then replaced unless it already names a newer version.
+/// The file is encoded row group by row group straight into LogStore::PutIfAbsentStreaming
+/// (memory holds at most one row group, never the whole file); `_last_checkpoint` ({version,
+/// size, sizeInBytes, numOfAddFiles}) is then replaced unless it already names a newer version.
+/// A failed put leaves no checkpoint file and `_last_checkpoint` untouched.
 /// Errors: InvalidArgument for malformed retention properties; CorruptLog for unparsable
 /// partition values or an unreadable log; I/O errors of the store.
 arrow::Result<CheckpointWriteResult> WriteCheckpoint(const Snapshot& snapshot,

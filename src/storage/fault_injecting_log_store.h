@@ -15,7 +15,9 @@
 namespace deltacpp::internal {
 
 /// Delegates every call to another LogStore, except the calls it has been told to fail, which
-/// return an IOError instead. Calls are counted per operation from 1. Thread-safe.
+/// return an IOError instead. Calls are counted per operation from 1; PutIfAbsent and
+/// PutIfAbsentStreaming are both Op::kPutIfAbsent (one step of a commit or checkpoint either
+/// way). Thread-safe.
 class FaultInjectingLogStore final : public LogStore {
  public:
   /// The operations whose calls can be failed.
@@ -25,6 +27,10 @@ class FaultInjectingLogStore final : public LogStore {
   enum class When {
     kBefore,  ///< the call is not delegated: nothing happens in the wrapped store
     kAfter,   ///< the call is delegated (and may succeed) but the caller still sees an error
+    /// Puts-if-absent only (other operations act as kBefore): the call is delegated as a
+    /// streamed put whose content fails part-way (after the first write of a streamed put, after
+    /// half the bytes of a buffered one), so the wrapped store must abort it and nothing lands.
+    kDuring,
   };
 
   /// Wraps `inner`, which must not be null.
@@ -44,6 +50,8 @@ class FaultInjectingLogStore final : public LogStore {
                                              std::string_view start_after_name = {}) override;
   arrow::Result<std::shared_ptr<arrow::Buffer>> Read(const std::string& path) override;
   arrow::Status PutIfAbsent(const std::string& path, std::string_view data) override;
+  arrow::Status PutIfAbsentStreaming(const std::string& path,
+                                     const ContentWriter& write) override;
   arrow::Status PutReplace(const std::string& path, std::string_view data) override;
   arrow::Status Delete(const std::string& path) override;
   std::shared_ptr<arrow::fs::FileSystem> filesystem() const override;

@@ -18,6 +18,7 @@
 
 #include "deltacpp/error.h"
 #include "deltacpp/storage.h"
+#include "storage/fd_output_stream.h"
 
 namespace deltacpp {
 
@@ -77,31 +78,10 @@ class Fd {
     if (fd_ >= 0) ::close(fd_);
     fd_ = fd;
   }
-  // close(2) can report deferred write errors, so the write path checks it.
-  int Close() {
-    int rc = ::close(fd_);
-    fd_ = -1;
-    return rc;
-  }
 
  private:
   int fd_;
 };
-
-arrow::Status WriteAll(int fd, std::string_view data, const std::string& path) {
-  const char* p = data.data();
-  size_t left = data.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoError("failed to write", path, errno);
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  return arrow::Status::OK();
-}
 
 arrow::Status SyncDir(const std::string& dir, const std::string& written_path) {
   Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -127,39 +107,22 @@ arrow::Status EnsureDir(const std::string& dir) {
   return arrow::Status::OK();
 }
 
-// A temporary file next to `path`, fully written and fsynced. Removed again unless released.
+// A hidden temporary file next to a target path, written through a stream. Removed again unless
+// released (after a rename) or removed explicitly (after a link).
 class TempFile {
  public:
   ~TempFile() {
+    stream_.reset();  // closes the descriptor before the name goes
     if (!path_.empty()) ::unlink(path_.c_str());
   }
 
-  arrow::Status Create(const std::string& dir, const std::string& name, std::string_view data,
-                       const std::string& target) {
-    Fd fd;
-    // Random bytes come from the kernel on every call, so forked processes never share names;
-    // O_EXCL turns any remaining collision into a retry.
-    for (int attempt = 0; fd.get() < 0; ++attempt) {
-      uint64_t rnd = 0;
-      if (::getrandom(&rnd, sizeof(rnd), 0) != static_cast<ssize_t>(sizeof(rnd))) {
-        rnd ^= static_cast<uint64_t>(::getpid()) << 32 ^ static_cast<uint64_t>(attempt);
-      }
-      char suffix[32];
-      std::snprintf(suffix, sizeof(suffix), ".%016llx.tmp", static_cast<unsigned long long>(rnd));
-      std::string candidate = (dir == "/" ? "" : dir) + "/." + name + suffix;
-      int raw = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-      if (raw >= 0) {
-        fd.Reset(raw);
-        path_ = std::move(candidate);
-        break;
-      }
-      if (errno != EEXIST || attempt >= 16) {
-        return ErrnoError("failed to create temporary file for", target, errno);
-      }
-    }
-    ARROW_RETURN_NOT_OK(WriteAll(fd.get(), data, path_));
-    if (::fsync(fd.get()) != 0) return ErrnoError("failed to sync", path_, errno);
-    if (fd.Close() != 0) return ErrnoError("failed to close", path_, errno);
+  // Creates the file and runs `write` on a stream over it, then flushes, fsyncs and closes it.
+  arrow::Status Write(const std::string& dir, const std::string& name, const std::string& target,
+                      const LogStore::ContentWriter& write) {
+    ARROW_RETURN_NOT_OK(Create(dir, name, target));
+    ARROW_RETURN_NOT_OK(write(stream_));
+    ARROW_RETURN_NOT_OK(stream_->Close());
+    stream_.reset();
     return arrow::Status::OK();
   }
 
@@ -175,8 +138,42 @@ class TempFile {
   }
 
  private:
+  arrow::Status Create(const std::string& dir, const std::string& name,
+                       const std::string& target) {
+    // Random bytes come from the kernel on every call, so forked processes never share names;
+    // O_EXCL turns any remaining collision into a retry.
+    for (int attempt = 0;; ++attempt) {
+      uint64_t rnd = 0;
+      if (::getrandom(&rnd, sizeof(rnd), 0) != static_cast<ssize_t>(sizeof(rnd))) {
+        rnd ^= static_cast<uint64_t>(::getpid()) << 32 ^ static_cast<uint64_t>(attempt);
+      }
+      char suffix[32];
+      std::snprintf(suffix, sizeof(suffix), ".%016llx.tmp", static_cast<unsigned long long>(rnd));
+      std::string candidate = (dir == "/" ? "" : dir) + "/." + name + suffix;
+      int raw = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (raw >= 0) {
+        path_ = candidate;
+        // Write errors name the target the caller knows, and the temporary file.
+        stream_ = std::make_shared<internal::FdOutputStream>(
+            raw, target + " (temporary file " + candidate + ")");
+        return arrow::Status::OK();
+      }
+      if (errno != EEXIST || attempt >= 16) {
+        return ErrnoError("failed to create temporary file for", target, errno);
+      }
+    }
+  }
+
   std::string path_;
+  std::shared_ptr<internal::FdOutputStream> stream_;
 };
+
+// The content writer of a buffered put.
+LogStore::ContentWriter WriteBytes(std::string_view data) {
+  return [data](const std::shared_ptr<arrow::io::OutputStream>& out) {
+    return out->Write(data.data(), static_cast<int64_t>(data.size()));
+  };
+}
 
 class LocalLogStore final : public LogStore {
  public:
@@ -265,11 +262,19 @@ class LocalLogStore final : public LogStore {
   }
 
   arrow::Status PutIfAbsent(const std::string& path, std::string_view data) override {
+    return PutIfAbsentStreaming(path, WriteBytes(data));
+  }
+
+  arrow::Status PutIfAbsentStreaming(const std::string& path,
+                                     const ContentWriter& write) override {
     ARROW_ASSIGN_OR_RAISE(auto parts, SplitParent(path));
     const auto& [dir, name] = parts;
+    // A name already taken loses anyway; finding out first saves producing the content.
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0) return VersionExists(path);
     ARROW_RETURN_NOT_OK(EnsureDir(dir));
     TempFile temp;
-    ARROW_RETURN_NOT_OK(temp.Create(dir, name, data, path));
+    ARROW_RETURN_NOT_OK(temp.Write(dir, name, path, write));
     // link(2) publishes the complete file under its final name or fails if the name is taken,
     // which rename(2) cannot do without overwriting.
     if (::link(temp.path().c_str(), path.c_str()) != 0) {
@@ -286,7 +291,7 @@ class LocalLogStore final : public LogStore {
     const auto& [dir, name] = parts;
     ARROW_RETURN_NOT_OK(EnsureDir(dir));
     TempFile temp;
-    ARROW_RETURN_NOT_OK(temp.Create(dir, name, data, path));
+    ARROW_RETURN_NOT_OK(temp.Write(dir, name, path, WriteBytes(data)));
     if (::rename(temp.path().c_str(), path.c_str()) != 0) {
       return ErrnoError("failed to replace", path, errno);
     }

@@ -1,5 +1,6 @@
 #include <arrow/buffer.h>
 #include <arrow/filesystem/mockfs.h>
+#include <arrow/io/memory.h>
 
 #include <chrono>
 #include <map>
@@ -53,15 +54,21 @@ class MemoryLogStore final : public LogStore {
 
   arrow::Status PutIfAbsent(const std::string& path, std::string_view data) override {
     // Copy outside the lock: the data can be large and the copy does not need the map.
-    auto buffer = arrow::Buffer::FromString(std::string(data));
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto [it, inserted] = files_.try_emplace(path, File{std::move(buffer), internal::WallClockMillis()});
-    if (!inserted) {
-      return DeltaError(
-          DeltaErrorCode::kVersionExists,
-          "file " + path + " already exists (written concurrently by another writer)");
+    return Insert(path, arrow::Buffer::FromString(std::string(data)));
+  }
+
+  arrow::Status PutIfAbsentStreaming(const std::string& path,
+                                     const ContentWriter& write) override {
+    {
+      // A name already taken loses anyway; finding out first saves producing the content.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (files_.count(path) > 0) return VersionExists(path);
     }
-    return arrow::Status::OK();
+    // The content is produced outside the lock; it only becomes visible whole, in Insert.
+    ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create());
+    ARROW_RETURN_NOT_OK(write(sink));
+    ARROW_ASSIGN_OR_RAISE(auto content, sink->Finish());
+    return Insert(path, std::move(content));
   }
 
   arrow::Status PutReplace(const std::string& path, std::string_view data) override {
@@ -80,6 +87,20 @@ class MemoryLogStore final : public LogStore {
   std::shared_ptr<arrow::fs::FileSystem> filesystem() const override { return fs_; }
 
  private:
+  static arrow::Status VersionExists(const std::string& path) {
+    return DeltaError(
+        DeltaErrorCode::kVersionExists,
+        "file " + path + " already exists (written concurrently by another writer)");
+  }
+
+  arrow::Status Insert(const std::string& path, std::shared_ptr<arrow::Buffer> content) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [it, inserted] =
+        files_.try_emplace(path, File{std::move(content), internal::WallClockMillis()});
+    if (!inserted) return VersionExists(path);
+    return arrow::Status::OK();
+  }
+
   struct File {
     std::shared_ptr<arrow::Buffer> data;
     int64_t mtime_ms = 0;

@@ -6,9 +6,11 @@
 #include <parquet/arrow/reader.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -19,6 +21,7 @@
 #include "expr/file_stats.h"
 #include "log/log_segment.h"
 #include "log/tombstones.h"
+#include "storage/fault_injecting_log_store.h"
 #include "log_test_util.h"
 #include "support/fixture_writer.h"
 #include "support/temp_dir.h"
@@ -755,6 +758,256 @@ TEST(CheckpointWriter, LargeTableIsWrittenInBoundedRowGroups) {
   EXPECT_EQ(after->state().checkpoint_version, std::optional<int64_t>(before->version()));
   ExpectSameState(*before, *after);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Streaming: the checkpoint goes into the store's stream as it is encoded.
+
+// What reached the store's stream of a streamed put.
+struct StreamRecord {
+  int puts = 0;
+  int64_t writes = 0;
+  int64_t bytes = 0;
+  int64_t largest_write = 0;
+  // Growth of Arrow's default pool (where the encoder's buffers, and formerly the whole encoded
+  // file, live) over its size when the put started, sampled at every write.
+  int64_t peak_pool_growth = 0;
+};
+
+// Forwards every write to the store's stream and records it.
+class RecordingStream final : public arrow::io::OutputStream {
+ public:
+  RecordingStream(std::shared_ptr<arrow::io::OutputStream> inner, StreamRecord* record)
+      : inner_(std::move(inner)), record_(record),
+        pool_at_start_(arrow::default_memory_pool()->bytes_allocated()) {}
+
+  arrow::Status Write(const void* data, int64_t nbytes) override {
+    ++record_->writes;
+    record_->bytes += nbytes;
+    record_->largest_write = std::max(record_->largest_write, nbytes);
+    record_->peak_pool_growth =
+        std::max(record_->peak_pool_growth,
+                 arrow::default_memory_pool()->bytes_allocated() - pool_at_start_);
+    return inner_->Write(data, nbytes);
+  }
+  arrow::Status Flush() override { return inner_->Flush(); }
+  arrow::Status Close() override { return inner_->Close(); }
+  bool closed() const override { return inner_->closed(); }
+  arrow::Result<int64_t> Tell() const override { return inner_->Tell(); }
+
+ private:
+  std::shared_ptr<arrow::io::OutputStream> inner_;
+  StreamRecord* record_;
+  int64_t pool_at_start_;
+};
+
+// The local store, recording streamed puts; `before_streamed_put` runs first (to let another
+// writer win the race). Buffered puts are counted.
+class RecordingStore final : public LogStore {
+ public:
+  arrow::Result<std::vector<FileEntry>> List(const std::string& dir,
+                                             std::string_view start) override {
+    return inner_->List(dir, start);
+  }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> Read(const std::string& path) override {
+    return inner_->Read(path);
+  }
+  arrow::Status PutIfAbsent(const std::string& path, std::string_view data) override {
+    ++buffered_puts;
+    return inner_->PutIfAbsent(path, data);
+  }
+  arrow::Status PutIfAbsentStreaming(const std::string& path,
+                                     const ContentWriter& write) override {
+    ++record.puts;
+    if (before_streamed_put) before_streamed_put(path);
+    return inner_->PutIfAbsentStreaming(
+        path, [&](const std::shared_ptr<arrow::io::OutputStream>& out) {
+          return write(std::make_shared<RecordingStream>(out, &record));
+        });
+  }
+  arrow::Status PutReplace(const std::string& path, std::string_view data) override {
+    return inner_->PutReplace(path, data);
+  }
+  arrow::Status Delete(const std::string& path) override { return inner_->Delete(path); }
+  std::shared_ptr<arrow::fs::FileSystem> filesystem() const override {
+    return inner_->filesystem();
+  }
+
+  StreamRecord record;
+  int buffered_puts = 0;
+  std::function<void(const std::string&)> before_streamed_put;
+
+ private:
+  std::shared_ptr<LogStore> inner_ = MakeLocalLogStore();
+};
+
+std::shared_ptr<Snapshot> LoadThrough(const std::string& root, std::shared_ptr<LogStore> store) {
+  auto table = DeltaTable::Open(root, std::move(store));
+  EXPECT_TRUE(table.ok()) << table.status().ToString();
+  if (!table.ok()) return nullptr;
+  auto snap = (*table)->Latest();
+  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
+  return snap.ok() ? *snap : nullptr;
+}
+
+// Names in the log directory that are neither commits nor `.crc` files.
+std::set<std::string> NonCommitLogNames(const std::string& root) {
+  std::set<std::string> out;
+  for (const auto& e : fs::directory_iterator(root + "/_delta_log")) {
+    const std::string name = e.path().filename().string();
+    if (!name.ends_with(".json") && !name.ends_with(".crc")) out.insert(name);
+  }
+  return out;
+}
+
+// A log-only table of `files` live adds checkpointed through a RecordingStore in row groups of
+// `row_group_rows`; the result, what the store saw and the snapshot that was checkpointed.
+struct StreamedCheckpoint {
+  std::string root;
+  std::shared_ptr<Snapshot> snapshot;
+  internal::CheckpointWriteResult written;
+  StreamRecord record;
+  int buffered_puts = 0;
+};
+
+void WriteStreamedCheckpoint(const TempDir& dir, int64_t files, int64_t row_group_rows,
+                             StreamedCheckpoint* out) {
+  out->root = dir.str() + "/t" + std::to_string(files);
+  ASSERT_TRUE(testing::GenerateLogOnlyTable(out->root, 20, files, 0).ok());
+  auto store = std::make_shared<RecordingStore>();
+  out->snapshot = LoadThrough(out->root, store);
+  ASSERT_TRUE(out->snapshot);
+  ASSERT_EQ(out->snapshot->num_files(), files);
+  CheckpointOptions options;
+  options.max_rows_per_row_group = row_group_rows;
+  options.now_ms = 0;  // keep every tombstone
+  auto written = WriteCheckpoint(*out->snapshot, options);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  ASSERT_TRUE(written->written);
+  out->written = *written;
+  out->record = store->record;
+  out->buffered_puts = store->buffered_puts;
+}
+
+TEST(CheckpointWriter, ManyFilesAreStreamedIntoTheStoreAndReadBackIdentically) {
+  constexpr int64_t kRowGroup = 1024;
+  TempDir dir;
+  StreamedCheckpoint small, big;
+  ASSERT_NO_FATAL_FAILURE(WriteStreamedCheckpoint(dir, 10'000, kRowGroup, &small));
+  ASSERT_NO_FATAL_FAILURE(WriteStreamedCheckpoint(dir, 50'000, kRowGroup, &big));
+  const auto& written = big.written;
+  EXPECT_EQ(written.num_adds, 50'000);
+  EXPECT_GT(written.num_removes, 0);
+
+  // One streamed put, no buffered one; what went through the stream is the file on disk.
+  const StreamRecord& r = big.record;
+  EXPECT_EQ(r.puts, 1);
+  EXPECT_EQ(big.buffered_puts, 0);
+  EXPECT_EQ(r.bytes, written.size_in_bytes);
+  EXPECT_EQ(static_cast<int64_t>(fs::file_size(written.path)), written.size_in_bytes);
+  // The file reached the store piece by piece, never as one encoded blob.
+  EXPECT_GT(r.writes, 50'000 / kRowGroup);
+  EXPECT_LT(r.largest_write, written.size_in_bytes / 4);
+  // Memory: five times the files make a file about five times larger, but the encoding's peak
+  // (Arrow's pool, where the whole encoded file used to be collected) stays put and stays below
+  // the size of the file.
+  ASSERT_GT(written.size_in_bytes, 4 * small.written.size_in_bytes);
+  EXPECT_LT(r.peak_pool_growth - small.record.peak_pool_growth,
+            (written.size_in_bytes - small.written.size_in_bytes) / 4)
+      << "peak pool growth " << small.record.peak_pool_growth << " -> " << r.peak_pool_growth
+      << " bytes for checkpoints of " << small.written.size_in_bytes << " -> "
+      << written.size_in_bytes << " bytes";
+  EXPECT_LT(r.peak_pool_growth, written.size_in_bytes);
+
+  int row_groups = 0;
+  std::vector<int64_t> rows;
+  auto table = ReadParquet(written.path, &row_groups, &rows);
+  EXPECT_GE(row_groups, 50'000 / kRowGroup);
+  for (int64_t n : rows) EXPECT_LE(n, kRowGroup);
+  EXPECT_EQ(table->num_rows(), written.num_rows);
+
+  const auto& before = *big.snapshot;
+  DeleteCommitsUpTo(big.root, before.version());
+  auto after = Load(big.root);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->state().checkpoint_version, std::optional<int64_t>(before.version()));
+  ExpectSameState(before, *after);
+  EXPECT_EQ(NonCommitLogNames(big.root),
+            (std::set<std::string>{fs::path(written.path).filename().string(),
+                                   "_last_checkpoint"}));
+}
+
+TEST(CheckpointWriter, FailedPutLeavesNoCheckpointAndTheNextOneWorks) {
+  using internal::FaultInjectingLogStore;
+  using When = FaultInjectingLogStore::When;
+  for (When when : {When::kBefore, When::kDuring, When::kAfter}) {
+    const char* moment = when == When::kBefore ? "before" : when == When::kDuring ? "during"
+                                                                                  : "after";
+    SCOPED_TRACE(moment);
+    TempDir dir;
+    const std::string root = dir.str() + "/t";
+    FixtureTableWriter w(root);
+    BuildRichTable(w, NowMs());
+    auto faulty = std::make_shared<FaultInjectingLogStore>(MakeLocalLogStore());
+    auto snap = LoadThrough(root, faulty);
+    ASSERT_TRUE(snap);
+    // The checkpoint is the only put-if-absent of WriteCheckpoint.
+    faulty->FailOn(FaultInjectingLogStore::Op::kPutIfAbsent,
+                   faulty->calls(FaultInjectingLogStore::Op::kPutIfAbsent) + 1, when);
+    auto failed = WriteCheckpoint(*snap, CheckpointOptions{});
+    ASSERT_FALSE(failed.ok());
+    EXPECT_TRUE(failed.status().IsIOError()) << failed.status().ToString();
+    EXPECT_NE(failed.status().message().find(ClassicCheckpointPath(root, 6)), std::string::npos)
+        << failed.status().ToString();
+    // Never a temporary file or a hint; the checkpoint itself only when the put went through.
+    if (when == When::kAfter) {
+      EXPECT_EQ(NonCommitLogNames(root),
+                (std::set<std::string>{fs::path(ClassicCheckpointPath(root, 6)).filename()}));
+    } else {
+      EXPECT_TRUE(NonCommitLogNames(root).empty());
+    }
+
+    auto retried = WriteCheckpoint(*snap, CheckpointOptions{});
+    ASSERT_TRUE(retried.ok()) << retried.status().ToString();
+    EXPECT_EQ(retried->written, when != When::kAfter);
+    DeleteCommitsUpTo(root, 6);
+    auto after = Load(root);
+    ASSERT_TRUE(after);
+    EXPECT_EQ(after->state().checkpoint_version, std::optional<int64_t>(6));
+    ExpectSameState(*snap, *after);
+  }
+}
+
+TEST(CheckpointWriter, LosingTheRaceDuringThePutLeavesTheWinnersCheckpoint) {
+  TempDir dir;
+  const std::string root = dir.str() + "/t";
+  FixtureTableWriter w(root);
+  BuildRichTable(w, NowMs());
+  auto store = std::make_shared<RecordingStore>();
+  auto snap = LoadThrough(root, store);
+  ASSERT_TRUE(snap);
+  // Another writer publishes the same checkpoint after the listing found none.
+  auto winner = WriteCheckpoint(*Load(root), CheckpointOptions{});
+  ASSERT_TRUE(winner.ok() && winner->written);
+  const std::string content = ReadText(winner->path);
+  fs::remove(LogPath(root, "_last_checkpoint"));
+  bool raced = false;
+  // The listing inside WriteCheckpoint would see the winner, so hide it until the put.
+  fs::rename(winner->path, winner->path + ".hidden");
+  store->before_streamed_put = [&](const std::string& path) {
+    raced = true;
+    EXPECT_EQ(path, winner->path);
+    fs::rename(winner->path + ".hidden", winner->path);
+  };
+  auto lost = WriteCheckpoint(*snap, CheckpointOptions{});
+  ASSERT_TRUE(lost.ok()) << lost.status().ToString();
+  EXPECT_TRUE(raced);
+  EXPECT_FALSE(lost->written);
+  EXPECT_EQ(ReadText(winner->path), content);
+  // The loser leaves neither a temporary file nor a hint.
+  EXPECT_EQ(NonCommitLogNames(root),
+            (std::set<std::string>{fs::path(winner->path).filename().string()}));
+}
+
 
 TEST(CheckpointWriter, TxnRetentionDropsStaleTxns) {
   TempDir dir;

@@ -775,9 +775,12 @@ TEST_F(FaultInjection, EveryFailingStoreCallLeavesOnlyCommittedVersions) {
   int runs = 0;
   for (Op op : {Op::kList, Op::kRead, Op::kPutIfAbsent, Op::kPutReplace, Op::kDelete}) {
     for (int n = 1; n <= calls[op]; ++n) {
-      for (When when : {When::kBefore, When::kAfter}) {
-        const std::string name = fmt::format("{}-{}-{}", FaultInjectingLogStore::OpName(op), n,
-                                             when == When::kBefore ? "before" : "after");
+      for (When when : {When::kBefore, When::kDuring, When::kAfter}) {
+        const std::string name =
+            fmt::format("{}-{}-{}", FaultInjectingLogStore::OpName(op), n,
+                        when == When::kBefore   ? "before"
+                        : when == When::kDuring ? "during"
+                                                : "after");
         SCOPED_TRACE(name);
         auto out = Run(name, op, n, when);
         // Only a put that went through and then reported an error can leave its commit.

@@ -60,8 +60,8 @@ struct CheckpointMetadata {
 
 /// `cdc` action (AddCDCFile).
 struct CdcFile {
-  std::string path;
-  std::map<std::string, std::string> partition_values;
+  std::string path;  ///< relative to the table root, URI-encoded like add paths
+  std::map<std::string, std::optional<std::string>> partition_values;  ///< nullopt: JSON null
   int64_t size = 0;
   bool data_change = false;
   std::map<std::string, std::string> tags;

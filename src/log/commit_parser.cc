@@ -311,7 +311,18 @@ arrow::Result<ParsedActions> ParseActionFile(std::string_view content,
         } else if (key == "cdc") {
           CdcFile c;
           c.path = OptString(o, "path").value_or("");
-          c.partition_values = StringMap(o, "partitionValues");
+          // A null partition value stays null (JSON null), as for add actions.
+          if (auto pv = o["partitionValues"]; !pv.error() && pv.value().is_object()) {
+            for (auto [k, val] : pv.value().get_object().value()) {
+              std::optional<std::string> text;
+              if (val.is_string()) {
+                text = std::string(val.get_string().value());
+              } else if (!val.is_null()) {
+                text = simdjson::minify(val);
+              }
+              c.partition_values.emplace(std::string(k), std::move(text));
+            }
+          }
           c.size = OptInt(o, "size").value_or(0);
           c.tags = StringMap(o, "tags");
           result.cdc_files.push_back(std::move(c));

@@ -114,57 +114,199 @@ arrow::Status IndexClusteringColumns(const Snapshot& snapshot,
   return arrow::Status::OK();
 }
 
+// The table property that turns on the change data feed (or its legacy alias) is true.
+bool ChangeDataFeedEnabled(const std::map<std::string, std::string>& configuration) {
+  for (const char* key : {"delta.enableChangeDataFeed", "delta.enableChangeDataCapture"}) {
+    auto it = configuration.find(key);
+    if (it != configuration.end() && EqualsIgnoreCase(it->second, "true")) return true;
+  }
+  return false;
+}
+
+constexpr char kChangeTypeColumn[] = "_change_type";
+
+// The change-data (`cdc`) files of one commit: rows in the table's logical schema tagged with
+// their `_change_type` and written like data files (physical column names, partition columns
+// only in the folders and partitionValues) under `_change_data/`, named `cdc-...`.
+class ChangeDataFiles {
+ public:
+  // `data_options` are those of the commit's data files.
+  static arrow::Result<std::unique_ptr<ChangeDataFiles>> Make(DataWriterOptions data_options) {
+    for (const auto& f : data_options.table_schema->fields()) {
+      if (EqualsIgnoreCase(f->name(), kChangeTypeColumn)) {
+        return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                          fmt::format("table {}: column '{}' has the name the change data feed "
+                                      "reserves for its change type, so change data files "
+                                      "cannot be written",
+                                      data_options.table_root, f->name()));
+      }
+    }
+    auto out = std::unique_ptr<ChangeDataFiles>(new ChangeDataFiles());
+    arrow::FieldVector fields = data_options.table_schema->fields();
+    fields.push_back(arrow::field(kChangeTypeColumn, arrow::utf8()));
+    out->schema_ = arrow::schema(std::move(fields));
+    data_options.table_schema = out->schema_;
+    data_options.base_folder = "_change_data";
+    data_options.file_name_prefix = "cdc";
+    data_options.data_change = false;
+    data_options.num_indexed_cols = 0;  // cdc actions carry no statistics
+    data_options.stats_columns.reset();
+    ARROW_ASSIGN_OR_RAISE(out->writer_, DataWriter::Make(std::move(data_options)));
+    return out;
+  }
+
+  // `rows` are in the table's logical schema; `change_type` is insert, delete,
+  // update_preimage or update_postimage.
+  arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& rows,
+                      const std::string& change_type) {
+    if (rows->num_rows() == 0) return arrow::Status::OK();
+    ARROW_ASSIGN_OR_RAISE(auto tag, arrow::MakeArrayFromScalar(arrow::StringScalar(change_type),
+                                                               rows->num_rows()));
+    auto columns = rows->columns();
+    columns.push_back(std::move(tag));
+    written_ = true;
+    return writer_->Write(arrow::RecordBatch::Make(schema_, rows->num_rows(), std::move(columns)));
+  }
+
+  bool written() const { return written_; }
+
+  arrow::Result<std::vector<CdcFile>> Finish() {
+    ARROW_ASSIGN_OR_RAISE(auto files, writer_->Finish());
+    std::vector<CdcFile> out;
+    out.reserve(files.size());
+    for (auto& f : files) {
+      CdcFile cdc;
+      cdc.path = std::move(f.path);
+      cdc.partition_values = std::move(f.partition_values);
+      cdc.size = f.size;
+      cdc.data_change = false;
+      out.push_back(std::move(cdc));
+    }
+    return out;
+  }
+
+  arrow::Status Abort() { return writer_->Abort(); }
+
+ private:
+  ChangeDataFiles() = default;
+
+  std::shared_ptr<arrow::Schema> schema_;
+  std::unique_ptr<DataWriter> writer_;
+  bool written_ = false;
+};
+
+// The rows of one live file (deletion vector applied) in the snapshot's logical schema.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadLiveFile(const Snapshot& snapshot,
+                                                               const std::string& log_path) {
+  ScanOptions only;
+  only.only_files = std::vector<std::string>{log_path};
+  ARROW_ASSIGN_OR_RAISE(auto scan, snapshot.NewScan().Options(only).Build());
+  ARROW_ASSIGN_OR_RAISE(auto rows, scan->ToTable());
+  return rows->CombineChunksToBatch();
+}
+
+// What a replaceWhere did to the live files.
+struct ReplaceWhereOutcome {
+  std::vector<RemoveFile> removes;
+  int64_t deleted_rows = 0;  // rows matching the predicate
+  int64_t copied_rows = 0;   // rows of rewritten files that did not match
+  bool wrote_change_data = false;
+};
+
 // Rewrites the live files the replaceWhere predicate touches: files whose every row matches
-// are removed, files with some matching rows are rewritten with the other rows.
-arrow::Status ApplyReplaceWhere(const Snapshot& snapshot, const std::string& predicate,
-                                DataWriter& writer, Transaction& txn,
-                                std::vector<RemoveFile>* removes) {
+// are removed, files with some matching rows are rewritten with the other rows (converted to
+// `table_schema`, the schema of the commit). With `change_data` (the table has the change data
+// feed), a commit that rewrites part of a file must describe all its changes in cdc files, as
+// readers then ignore its add and remove actions: every matching row, of rewritten and of
+// wholly removed files alike, is written to them as a delete. A commit that only removes whole
+// files writes no change data; its removes say exactly which rows went.
+arrow::Result<ReplaceWhereOutcome> ApplyReplaceWhere(
+    const Snapshot& snapshot, const std::string& predicate,
+    const std::shared_ptr<arrow::Schema>& table_schema, DataWriter& writer,
+    ChangeDataFiles* change_data, Transaction& txn) {
   ARROW_ASSIGN_OR_RAISE(auto candidates, snapshot.NewScan().Filter(predicate).Build());
   ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(predicate));
   ARROW_ASSIGN_OR_RAISE(auto bound, BindPredicate(parsed, *snapshot.schema()));
-  ARROW_ASSIGN_OR_RAISE(auto keep_expr, ToArrowFilter(bound));
-  // Rows to keep: where the predicate is not TRUE.
-  keep_expr = arrow::compute::not_(keep_expr);
-  ARROW_ASSIGN_OR_RAISE(keep_expr, keep_expr.Bind(*snapshot.schema()));
+  // Rows to replace: where the predicate is TRUE (never null); the others are kept.
+  ARROW_ASSIGN_OR_RAISE(auto match_expr, ToArrowFilter(bound));
+  ARROW_ASSIGN_OR_RAISE(match_expr, match_expr.Bind(*snapshot.schema()));
   std::map<std::string, int64_t> row_of;
   const auto& paths = static_cast<const arrow::StringArray&>(*snapshot.files()->column(kPathCol));
   for (int64_t i = 0; i < paths.length(); ++i) row_of[std::string(paths.GetView(i))] = i;
+
+  // Rows of the snapshot's schema to the commit's (a mergeSchema write may add columns or widen
+  // types), aligned on first use.
+  std::optional<SchemaAlignment> to_commit_schema;
+  auto conform = [&](const std::shared_ptr<arrow::RecordBatch>& rows)
+      -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+    if (!to_commit_schema) {
+      ARROW_ASSIGN_OR_RAISE(to_commit_schema, AlignSchemas(*table_schema, *rows->schema(),
+                                                           /*merge_schema=*/false));
+    }
+    return ConformBatch(*to_commit_schema, rows);
+  };
+  auto with_file = [&](const arrow::Status& st, const std::string& file) {
+    return st.WithMessage(fmt::format("table {} version {}: replaceWhere ({}) on file {}: {}",
+                                      snapshot.table_root(), snapshot.version(), predicate, file,
+                                      st.message()));
+  };
+
+  ReplaceWhereOutcome outcome;
   std::vector<std::string> read;
+  // Wholly removed files seen before the first partly rewritten one: their rows become
+  // change data only once a partial rewrite shows the commit needs it.
+  std::vector<std::string> removed_before_change_data;
   const int64_t now = WallClockMillis();
-  auto cdf = snapshot.properties().find("delta.enableChangeDataFeed");
-  const bool change_data_feed = cdf != snapshot.properties().end() && cdf->second == "true";
   for (const auto& file : candidates->files()) {
     read.push_back(file.log_path);
-    ScanOptions only;
-    only.only_files = std::vector<std::string>{file.log_path};
-    ARROW_ASSIGN_OR_RAISE(auto scan, snapshot.NewScan().Options(only).Build());
-    ARROW_ASSIGN_OR_RAISE(auto rows, scan->ToTable());
-    ARROW_ASSIGN_OR_RAISE(auto batch, rows->CombineChunksToBatch());
-    ARROW_ASSIGN_OR_RAISE(auto keep, arrow::compute::ExecuteScalarExpression(
-                                         keep_expr, arrow::compute::ExecBatch(*batch)));
-    std::shared_ptr<arrow::Array> mask = keep.is_array() ? keep.make_array() : nullptr;
+    ARROW_ASSIGN_OR_RAISE(auto batch, ReadLiveFile(snapshot, file.log_path));
+    ARROW_ASSIGN_OR_RAISE(auto match, arrow::compute::ExecuteScalarExpression(
+                                          match_expr, arrow::compute::ExecBatch(*batch)));
+    std::shared_ptr<arrow::Array> mask = match.is_array() ? match.make_array() : nullptr;
     if (!mask) {
-      ARROW_ASSIGN_OR_RAISE(mask, arrow::MakeArrayFromScalar(*keep.scalar(), batch->num_rows()));
+      ARROW_ASSIGN_OR_RAISE(mask, arrow::MakeArrayFromScalar(*match.scalar(), batch->num_rows()));
     }
-    ARROW_ASSIGN_OR_RAISE(auto kept_datum, arrow::compute::Filter(batch, mask));
+    ARROW_ASSIGN_OR_RAISE(auto matched_datum, arrow::compute::Filter(batch, mask));
+    auto matched = matched_datum.record_batch();
+    if (matched->num_rows() == 0) continue;  // nothing in this file matches
+    outcome.removes.push_back(RemoveForLiveFile(*snapshot.files(), row_of.at(file.log_path), now));
+    outcome.deleted_rows += matched->num_rows();
+    if (matched->num_rows() == batch->num_rows()) {
+      if (!change_data) continue;
+      if (outcome.wrote_change_data) {
+        auto rows = conform(batch);
+        auto st = rows.ok() ? change_data->Write(*rows, "delete") : rows.status();
+        if (!st.ok()) return with_file(st, file.log_path);
+      } else {
+        removed_before_change_data.push_back(file.log_path);
+      }
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto keep, arrow::compute::Invert(mask));
+    ARROW_ASSIGN_OR_RAISE(auto kept_datum, arrow::compute::Filter(batch, keep));
     auto kept = kept_datum.record_batch();
-    if (kept->num_rows() == batch->num_rows()) continue;  // nothing in this file matches
-    if (kept->num_rows() > 0 && change_data_feed) {
-      // Readers of the change data feed would see the copied rows as deleted and re-inserted
-      // unless the commit carried cdc files, which deltacpp does not write yet.
-      return DeltaError(DeltaErrorCode::kUnsupportedFeature,
-                        fmt::format("table {}: replaceWhere ({}) matches only part of file {} and "
-                                    "the table has the change data feed enabled; rewriting part "
-                                    "of a file needs change data files, which deltacpp does not "
-                                    "write yet",
-                                    snapshot.table_root(), predicate, file.log_path));
+    outcome.copied_rows += kept->num_rows();
+    auto kept_rows = conform(kept);
+    auto st = kept_rows.ok() ? writer.Write(*kept_rows) : kept_rows.status();
+    if (!st.ok()) return with_file(st, file.log_path);
+    if (!change_data) continue;
+    if (!outcome.wrote_change_data) {
+      outcome.wrote_change_data = true;
+      for (const auto& earlier : removed_before_change_data) {
+        ARROW_ASSIGN_OR_RAISE(auto all, ReadLiveFile(snapshot, earlier));
+        auto rows = conform(all);
+        auto written = rows.ok() ? change_data->Write(*rows, "delete") : rows.status();
+        if (!written.ok()) return with_file(written, earlier);
+      }
+      removed_before_change_data.clear();
     }
-    removes->push_back(RemoveForLiveFile(*snapshot.files(), row_of.at(file.log_path), now));
-    if (kept->num_rows() > 0) ARROW_RETURN_NOT_OK(writer.Write(kept));
+    auto deleted_rows = conform(matched);
+    st = deleted_rows.ok() ? change_data->Write(*deleted_rows, "delete") : deleted_rows.status();
+    if (!st.ok()) return with_file(st, file.log_path);
   }
   txn.ReadPredicate(predicate);
   txn.ReadFiles(read);
-  return arrow::Status::OK();
+  return outcome;
 }
 
 }  // namespace
@@ -172,6 +314,16 @@ arrow::Status ApplyReplaceWhere(const Snapshot& snapshot, const std::string& pre
 arrow::Result<WriteResult> WriteTable(std::string_view location,
                                       std::shared_ptr<arrow::RecordBatchReader> input,
                                       const WriteOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto table, DeltaTable::Locate(location));
+  return WriteTable(table, std::move(input), options);
+}
+
+arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
+                                      std::shared_ptr<arrow::RecordBatchReader> input,
+                                      const WriteOptions& options) {
+  if (!table) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument, "WriteTable: table is null");
+  }
   if (options.txn_app_id.has_value() != options.txn_version.has_value()) {
     return DeltaError(DeltaErrorCode::kInvalidArgument,
                       "txnAppId and txnVersion must be given together");
@@ -188,12 +340,15 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
     return DeltaError(DeltaErrorCode::kInvalidArgument,
                       "replaceWhere and dynamic partition overwrite cannot be combined");
   }
-  ARROW_ASSIGN_OR_RAISE(auto table, DeltaTable::Locate(location));
-  ARROW_ASSIGN_OR_RAISE(bool exists, table->Exists());
+  // No table yet: this write creates it.
   std::shared_ptr<const Snapshot> snapshot;
-  if (exists) {
-    ARROW_ASSIGN_OR_RAISE(auto latest, table->Latest());
-    snapshot = latest;
+  {
+    auto latest = table->Latest();
+    if (latest.ok()) {
+      snapshot = *latest;
+    } else if (!IsDeltaError(latest.status(), DeltaErrorCode::kTableNotFound)) {
+      return latest.status();
+    }
   }
   // Every new row is checked below (RowConstraints: NOT NULL, invariants, CHECK constraints;
   // GeneratedColumns), and identity values are generated with their high-water mark committed.
@@ -283,11 +438,42 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
   if (snapshot) {
     ARROW_RETURN_NOT_OK(IndexClusteringColumns(*snapshot, alignment.table_schema, &writer_options));
   }
+  // A replaceWhere on a table with the change data feed may need change-data files.
+  std::unique_ptr<ChangeDataFiles> change_data;
+  if (snapshot && options.replace_where && ChangeDataFeedEnabled(metadata.configuration)) {
+    ARROW_ASSIGN_OR_RAISE(change_data, ChangeDataFiles::Make(writer_options));
+  }
   ARROW_ASSIGN_OR_RAISE(auto writer, DataWriter::Make(std::move(writer_options)));
-  auto fail = [&](const arrow::Status& st) -> arrow::Status {
+  auto abort_files = [&]() {
     (void)writer->Abort();
+    if (change_data) (void)change_data->Abort();
+  };
+  auto fail = [&](const arrow::Status& st) -> arrow::Status {
+    abort_files();
     return st;
   };
+
+  // The rows the overwrite replaces are settled before the new rows are streamed, so that the
+  // new rows also go to the change data when the replacement needed it.
+  std::vector<RemoveFile> removes;
+  ReplaceWhereOutcome replaced;
+  if (snapshot && options.mode == WriteMode::kOverwrite) {
+    const int64_t now = WallClockMillis();
+    if (options.replace_where) {
+      auto outcome = ApplyReplaceWhere(*snapshot, *options.replace_where, alignment.table_schema,
+                                       *writer, change_data.get(), *txn);
+      if (!outcome.ok()) return fail(outcome.status());
+      replaced = std::move(*outcome);
+      removes = std::move(replaced.removes);
+    } else if (!options.dynamic_partition_overwrite) {
+      txn->ReadWholeTable();
+      for (int64_t i = 0; i < snapshot->num_files(); ++i) {
+        removes.push_back(RemoveForLiveFile(*snapshot->files(), i, now));
+      }
+    }
+  }
+  const bool inserts_as_change_data = replaced.wrote_change_data;
+
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
     auto st = input->ReadNext(&batch);
@@ -310,6 +496,7 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
     if (!st.ok()) return fail(st);
     result.num_rows += batch->num_rows();
     st = writer->Write(*conformed);
+    if (st.ok() && inserts_as_change_data) st = change_data->Write(*conformed, "insert");
     if (!st.ok()) return fail(st);
   }
 
@@ -323,21 +510,14 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
     metadata_changed = true;
   }
 
-  std::vector<RemoveFile> removes;
-  if (snapshot && options.mode == WriteMode::kOverwrite) {
-    const int64_t now = WallClockMillis();
-    if (options.replace_where) {
-      auto st = ApplyReplaceWhere(*snapshot, *options.replace_where, *writer, *txn, &removes);
-      if (!st.ok()) return fail(st);
-    } else if (!options.dynamic_partition_overwrite) {
-      txn->ReadWholeTable();
-      for (int64_t i = 0; i < snapshot->num_files(); ++i) {
-        removes.push_back(RemoveForLiveFile(*snapshot->files(), i, now));
-      }
-    }
-  }
   auto added = writer->Finish();
   if (!added.ok()) return fail(added.status());
+  std::vector<CdcFile> change_files;
+  if (replaced.wrote_change_data) {
+    auto finished = change_data->Finish();
+    if (!finished.ok()) return fail(finished.status());
+    change_files = std::move(*finished);
+  }
   if (snapshot && options.dynamic_partition_overwrite) {
     if (metadata.partition_columns.empty()) {
       return fail(DeltaError(DeltaErrorCode::kInvalidArgument,
@@ -368,6 +548,8 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
   if (options.txn_app_id) txn->SetTxn(*options.txn_app_id, *options.txn_version);
   txn->RemoveFiles(std::move(removes));
   txn->AddFiles(std::move(*added));
+  const auto num_change_files = static_cast<int64_t>(change_files.size());
+  txn->AddCdcFiles(std::move(change_files));
 
   std::map<std::string, std::string> params = {
       {"mode", options.mode == WriteMode::kAppend ? "Append" : "Overwrite"},
@@ -384,12 +566,17 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
     metrics["numRemovedFiles"] = std::to_string(result.num_removed_files);
     metrics["numRemovedBytes"] = std::to_string(removed_bytes);
   }
+  if (options.replace_where && snapshot) {
+    metrics["numDeletedRows"] = std::to_string(replaced.deleted_rows);
+    metrics["numCopiedRows"] = std::to_string(replaced.copied_rows);
+    metrics["numAddedChangeFiles"] = std::to_string(num_change_files);
+  }
   auto committed = txn->Commit("WRITE", params, metrics);
   if (!committed.ok()) {
     // Files a commit may reference must survive an unknown outcome; VACUUM removes them later
     // if the commit did not land.
     if (!IsDeltaError(committed.status(), DeltaErrorCode::kCommitStateUnknown)) {
-      (void)writer->Abort();
+      abort_files();
     }
     return committed.status();
   }

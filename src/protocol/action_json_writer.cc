@@ -198,7 +198,7 @@ std::string DomainMetadataToJson(const DomainMetadata& domain) {
 std::string CdcFileToJson(const CdcFile& cdc) {
   ActionLine line("cdc");
   line.Field("path", cdc.path);
-  line.StringMap("partitionValues", cdc.partition_values);
+  line.NullableStringMap("partitionValues", cdc.partition_values);
   line.Field("size", cdc.size);
   line.Field("dataChange", cdc.data_change);
   if (!cdc.tags.empty()) line.StringMap("tags", cdc.tags);

@@ -56,8 +56,8 @@ std::string TxnToJson(const Txn& txn);
 /// `{"domainMetadata":{"domain":..,"configuration":..,"removed":..}}`.
 std::string DomainMetadataToJson(const DomainMetadata& domain);
 
-/// `{"cdc":{"path":..,"partitionValues":{..},"size":..,"dataChange":..,"tags":{..}}}` (tags
-/// when not empty).
+/// `{"cdc":{"path":..,"partitionValues":{..},"size":..,"dataChange":..,"tags":{..}}}`
+/// (partitionValues always, null values as JSON null; tags when not empty).
 std::string CdcFileToJson(const CdcFile& cdc);
 
 /// Joins action lines into the content of a commit file: one line each, every line ending in

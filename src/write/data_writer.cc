@@ -295,6 +295,21 @@ arrow::Status DataWriterImpl::Init() {
     return DeltaError(DeltaErrorCode::kInvalidArgument,
                       fmt::format("target file size must be positive, got {}", options_.target_file_size));
   }
+  while (!options_.base_folder.empty() && options_.base_folder.back() == '/') {
+    options_.base_folder.pop_back();
+  }
+  if ((!options_.base_folder.empty() && options_.base_folder.front() == '/') ||
+      options_.base_folder.find("..") != std::string::npos) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("base folder '{}' must be a folder inside the table root",
+                                  options_.base_folder));
+  }
+  if (options_.file_name_prefix.empty() ||
+      options_.file_name_prefix.find('/') != std::string::npos) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("file name prefix '{}' must be a non-empty name without '/'",
+                                  options_.file_name_prefix));
+  }
   row_group_bytes_ = std::min(options_.target_file_size, kMaxRowGroupBytes);
   fs_ = options_.fs ? options_.fs : std::make_shared<arrow::fs::LocalFileSystem>();
   ARROW_ASSIGN_OR_RAISE(codec_, ResolveCodec(options_.compression));
@@ -506,11 +521,12 @@ arrow::Result<std::unique_ptr<DataWriterImpl::OpenFile>> DataWriterImpl::OpenNew
   file->counter = file_counter_++;
   // With column mapping, directory names would go stale on renames: spread files over random
   // prefix directories instead, as delta-spark does.
-  const std::string dir = options_.column_mapping_mode != ColumnMappingMode::kNone
-                              ? RandomPrefix() + "/"
-                              : partition.hive_dir;
-  file->relative_path = dir + fmt::format("part-{:05d}-{}.c000{}.parquet", file->counter,
-                                          RandomUuidV4(), codec_.extension);
+  std::string dir = options_.column_mapping_mode != ColumnMappingMode::kNone
+                        ? RandomPrefix() + "/"
+                        : partition.hive_dir;
+  if (!options_.base_folder.empty()) dir = options_.base_folder + "/" + dir;
+  file->relative_path = dir + fmt::format("{}-{:05d}-{}.c000{}.parquet", options_.file_name_prefix,
+                                          file->counter, RandomUuidV4(), codec_.extension);
   file->absolute_path = options_.table_root + "/" + file->relative_path;
   // The table root itself may not exist yet (a write that creates the table).
   if (!created_dirs_.count(dir)) {

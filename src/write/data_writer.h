@@ -27,6 +27,11 @@ struct DataWriterOptions {
   int32_t num_indexed_cols = 32;                ///< `delta.dataSkippingNumIndexedCols`
   std::optional<std::vector<std::string>> stats_columns;  ///< `delta.dataSkippingStatsColumns`
   bool data_change = true;
+  /// Folder under the table root that holds every file (`_change_data` for change-data files);
+  /// the partition or random-prefix folders go below it. Empty: the table root.
+  std::string base_folder;
+  /// Start of the file names: `part` for data files, `cdc` for change-data files.
+  std::string file_name_prefix = "part";
 };
 
 /// Streams batches (already in the table's logical schema, partition columns included) into
@@ -35,15 +40,19 @@ struct DataWriterOptions {
 /// Layout: Hive folders `<col>=<escaped value>/` per partition column (null and empty values as
 /// `__HIVE_DEFAULT_PARTITION__`), or with column mapping a random two-character folder per file;
 /// names `part-<5-digit counter>-<uuid>.c000.<codec>.parquet` (no codec part when
-/// uncompressed). Files hold the non-partition, non-void columns under their physical names
-/// (with Parquet field ids under column mapping), all declared optional, timestamps as INT64
-/// microseconds. Row groups are cut at min(target size, 64 MiB) of buffered Arrow data and a file
-/// is finished once its written bytes reach the target size. NOT NULL and CHECK constraints are
-/// the caller's to enforce. Not thread-safe.
+/// uncompressed), both below `base_folder` when set and with `file_name_prefix` for `part`.
+/// Files hold the non-partition, non-void columns under their physical names (with Parquet field
+/// ids under column mapping), all declared optional, timestamps as INT64 microseconds; a column
+/// without column-mapping metadata (such as the `_change_type` column a caller adds to the
+/// schema of change-data files) keeps its name and gets no field id. Row groups are cut at
+/// min(target size, 64 MiB) of buffered Arrow data and a file is finished once its written bytes
+/// reach the target size. NOT NULL and CHECK constraints are the caller's to enforce. Not
+/// thread-safe.
 class DataWriter {
  public:
   /// Validates the options: unknown or nested partition columns, an unknown or unavailable
-  /// codec, a non-positive target size, num_indexed_cols < -1 or unknown stats_columns ->
+  /// codec, a non-positive target size, num_indexed_cols < -1, unknown stats_columns, an
+  /// absolute base_folder or one with `..`, or an empty file_name_prefix or one with `/` ->
   /// kInvalidArgument (kUnsupportedFeature for nested partition columns); void inside arrays
   /// or maps, all-void structs, or no column left for the data files -> kSchemaMismatch.
   /// A null `fs` means the local filesystem.

@@ -208,30 +208,3 @@ TEST(WriteTable, IdempotentWritesAreSkippedOnceRecorded) {
 
 }  // namespace
 }  // namespace deltacpp
-
-namespace deltacpp {
-namespace {
-
-TEST(WriteTable, PartialReplaceWhereOnChangeDataFeedTableIsRefusedNotMiswritten) {
-  TempDir dir;
-  CreateTableOptions opts;
-  opts.schema = IdName();
-  opts.properties = {{"delta.enableChangeDataFeed", "true"}};
-  ASSERT_TRUE(CreateTable(dir.str(), opts).ok());
-  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1, 2}), Strings({"a", "b"})}), {}).ok());
-  const auto before = LogFiles(dir.str());
-  WriteOptions rw;
-  rw.mode = WriteMode::kOverwrite;
-  rw.replace_where = "id = 2";
-  auto r = WriteTable(dir.str(), Rows(IdName(), {Longs({2}), Strings({"B"})}), rw);
-  EXPECT_TRUE(IsDeltaError(r.status(), DeltaErrorCode::kUnsupportedFeature)) << r.status().ToString();
-  EXPECT_EQ(LogFiles(dir.str()), before);
-  // Replacing whole files is fine: the removes describe the deleted rows exactly.
-  rw.replace_where = "id <= 2";
-  auto whole = WriteTable(dir.str(), Rows(IdName(), {Longs({2}), Strings({"B"})}), rw);
-  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
-  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"2|B"}));
-}
-
-}  // namespace
-}  // namespace deltacpp

@@ -66,4 +66,11 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
                                       std::shared_ptr<arrow::RecordBatchReader> input,
                                       const WriteOptions& options);
 
+/// The same write through an open table handle (DeltaTable::Locate or Open): the handle keeps
+/// the latest snapshot it has seen and brings it up to date by reading only the commits made
+/// since, so a process that writes often to one table pays for the log once, not per write.
+arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
+                                      std::shared_ptr<arrow::RecordBatchReader> input,
+                                      const WriteOptions& options);
+
 }  // namespace deltacpp

@@ -29,10 +29,12 @@ struct WriteArgs {
 arrow::Status Run(const WriteArgs& args) {
   std::shared_ptr<arrow::Schema> table_schema;
   ARROW_ASSIGN_OR_RAISE(auto table, DeltaTable::Locate(args.path));
-  ARROW_ASSIGN_OR_RAISE(bool exists, table->Exists());
-  if (exists) {
-    ARROW_ASSIGN_OR_RAISE(auto snap, table->Latest());
-    table_schema = snap->schema();
+  // The snapshot read here for the input's types is the one the write starts from: the handle
+  // keeps it, so the log is read once.
+  if (auto latest = table->Latest(); latest.ok()) {
+    table_schema = (*latest)->schema();
+  } else if (!IsDeltaError(latest.status(), DeltaErrorCode::kTableNotFound)) {
+    return latest.status();
   }
   ARROW_ASSIGN_OR_RAISE(auto input, OpenInputs(args.files, args.input_format, table_schema));
   WriteOptions options;
@@ -44,7 +46,7 @@ arrow::Status Run(const WriteArgs& args) {
   options.dynamic_partition_overwrite = args.dynamic_partitions;
   if (!args.txn_app_id.empty()) options.txn_app_id = args.txn_app_id;
   options.txn_version = args.txn_version;
-  ARROW_ASSIGN_OR_RAISE(auto result, WriteTable(args.path, WithProgress(input), options));
+  ARROW_ASSIGN_OR_RAISE(auto result, WriteTable(table, WithProgress(input), options));
   if (result.skipped) {
     std::cout << fmt::format("skipped: version {} of app '{}' is already in the table\n",
                              *args.txn_version, args.txn_app_id);

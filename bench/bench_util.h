@@ -12,9 +12,11 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -254,6 +256,96 @@ std::optional<ColdResult<T>> RunInFreshProcess(F fn) {
     return std::nullopt;
   }
   return r;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Additions for benchmarks with string options and many samples
+
+/// As ParseFlags, and the options named in `strings` take a text value.
+inline bool ParseFlagsWithStrings(
+    int argc, char** argv, std::string* dir,
+    std::initializer_list<std::pair<std::string_view, int64_t*>> ints,
+    std::initializer_list<std::pair<std::string_view, std::string*>> strings) {
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto option = std::find_if(strings.begin(), strings.end(),
+                               [&](const auto& named) { return named.first == arg; });
+    if (option == strings.end()) {
+      rest.push_back(argv[i]);
+      continue;
+    }
+    if (i + 1 >= argc) {
+      fmt::print(stderr, "missing value for {}\n", arg);
+      return false;
+    }
+    *option->second = argv[++i];
+  }
+  return ParseFlags(static_cast<int>(rest.size()), rest.data(), dir, ints);
+}
+
+/// The nearest-rank percentile `p` (0 < p <= 100) of `v`; 0 for an empty vector.
+inline double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double rank = std::ceil(p / 100.0 * static_cast<double>(v.size()));
+  const size_t index = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
+  return v[std::min(index, v.size() - 1)];
+}
+
+inline double Max(const std::vector<double>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
+
+/// Runs `fn` (returning std::optional<std::vector<double>>, nullopt on failure) in a child
+/// process and returns the values it produced, or nullopt when it failed. Only call this while
+/// the calling process has no threads.
+template <typename F>
+std::optional<std::vector<double>> RunSamplesInFreshProcess(F fn) {
+  int fds[2];
+  if (pipe(fds) != 0) return std::nullopt;
+  fflush(stdout);
+  fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) return std::nullopt;
+  if (pid == 0) {
+    close(fds[0]);
+    const std::optional<std::vector<double>> values = fn();
+    bool ok = values.has_value();
+    if (ok) {
+      const char* p = reinterpret_cast<const char*>(values->data());
+      size_t left = values->size() * sizeof(double);
+      while (ok && left > 0) {
+        const ssize_t n = write(fds[1], p, left);
+        ok = n > 0;
+        if (ok) {
+          p += n;
+          left -= static_cast<size_t>(n);
+        }
+      }
+    }
+    fflush(stdout);
+    fflush(stderr);
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string bytes;
+  char buf[65536];
+  while (true) {
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    bytes.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      bytes.size() % sizeof(double) != 0) {
+    return std::nullopt;
+  }
+  std::vector<double> values(bytes.size() / sizeof(double));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
 }
 
 }  // namespace deltacpp::bench

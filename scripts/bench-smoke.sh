@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs each benchmark once at a tiny size in a temporary directory. Their correctness checks
-# (live-file counts, scan row counts and checksums) fail this script; the timings are not judged.
+# (live-file counts, scan row counts and checksums, committed versions and row counts of the
+# appends) fail this script; the timings are not judged.
 set -euo pipefail
 BUILD="${1:-build}"
 cd "$(dirname "$0")/.."
-for bin in snapshot_load_bench scan_bench; do
+for bin in snapshot_load_bench scan_bench append_bench; do
   if [[ ! -x "$BUILD/bench/$bin" ]]; then
     echo "bench-smoke: $BUILD/bench/$bin is missing; build it first" >&2
     exit 1
@@ -16,4 +17,7 @@ trap 'rm -rf "$TMP"' EXIT
 "$BUILD/bench/snapshot_load_bench" --commits 200 --files 2000 --checkpoint-interval 50 --runs 1 \
   --dir "$TMP/snapshot-load"
 "$BUILD/bench/scan_bench" --rows 50000 --files 4 --runs 1 --dir "$TMP/scan"
+"$BUILD/bench/append_bench" --rows 20000 --runs 1 --commits 100 --files 200 --checkpoint-interval 10 \
+  --appends 12 --cli-appends 2 --writers 3 --writer-commits 4 --cli "$BUILD/deltacpp" \
+  --dir "$TMP/append"
 echo "bench-smoke: OK"

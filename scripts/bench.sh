@@ -17,3 +17,7 @@ echo
   --runs "$RUNS" --dir "$DATA/snapshot-load"
 echo
 "$BUILD/bench/scan_bench" --rows 10000000 --files 10 --runs "$RUNS" --dir "$DATA/scan"
+echo
+"$BUILD/bench/append_bench" --rows 10000000 --runs "$RUNS" --commits 10000 --files 10000 \
+  --checkpoint-interval 10 --appends 200 --cli-appends 50 --writers 8 --writer-commits 25 \
+  --cli "$BUILD/deltacpp" --dir "$DATA/append"

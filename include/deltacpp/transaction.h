@@ -26,8 +26,10 @@ enum class IsolationLevel { kSerializable, kWriteSerializable, kSnapshotIsolatio
 struct TransactionOptions {
   IsolationLevel isolation = IsolationLevel::kSerializable;
   int max_attempts = 100;                                   ///< commit attempts before giving up
-  std::chrono::milliseconds initial_backoff{5};             ///< doubled per attempt (with jitter)
-  std::chrono::milliseconds max_backoff{1000};
+  /// Pause after the second lost race, doubled per further one (with jitter); the first retry
+  /// after a lost race is immediate.
+  std::chrono::milliseconds initial_backoff{1};
+  std::chrono::milliseconds max_backoff{50};
   std::optional<std::string> user_metadata;
   /// Row-level writer duties the caller has fulfilled for the rows it commits: any of
   /// "invariants", "checkConstraints", "generatedColumns", "identityColumns". A table that uses one of these

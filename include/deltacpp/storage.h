@@ -37,6 +37,12 @@ class LogStore {
   /// Whole content of a file. A missing file is an IOError carrying DeltaErrorCode::kMissingFile.
   virtual arrow::Result<std::shared_ptr<arrow::Buffer>> Read(const std::string& path) = 0;
 
+  /// The listing entry of one file (size and modification time) without listing its directory.
+  /// A missing file (or one that is not a regular file) is DeltaErrorCode::kMissingFile. The
+  /// default implementation lists the directory from the file's name on; the local store asks
+  /// the filesystem for that one file.
+  virtual arrow::Result<FileEntry> Stat(const std::string& path);
+
   /// Writes `data` at `path` only if nothing is there, atomically: readers see either no file or
   /// the whole file. Losing to an existing file is DeltaErrorCode::kVersionExists and leaves the
   /// existing file untouched. Creates missing parent directories.

@@ -249,12 +249,10 @@ arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetColumns(
       CollectLeaves(field, &leaves, skip, 0);
     }
   }
-  std::shared_ptr<arrow::Table> table;
   if (leaves.empty()) {
     return arrow::Table::MakeEmpty(arrow::schema({}));
   }
-  ARROW_RETURN_NOT_OK(reader->ReadTable(leaves, &table));
-  return table;
+  return reader->ReadTable(leaves);
 }
 
 const std::vector<std::string> kAllCheckpointColumns = {

@@ -7,6 +7,7 @@
 #include "deltacpp/table.h"
 #include "log/commit_parser.h"
 #include "log/commit_timeline.h"
+#include "log/log_file_name.h"
 #include "log/log_segment.h"
 #include "log/replay.h"
 #include "protocol/table_features.h"
@@ -72,18 +73,23 @@ arrow::Result<std::shared_ptr<Snapshot>> DeltaTable::Latest() const {
 }
 
 std::shared_ptr<Snapshot> DeltaTable::UpdatedFrom(const std::shared_ptr<Snapshot>& cached) const {
-  const int64_t base = cached->version();
-  auto listed = internal::ListLogFiles(*store_, root_, internal::VersionPrefix(base + 1));
-  if (!listed.ok()) return nullptr;
+  // Commits are written in version order with put-if-absent, so the new ones are base+1, base+2,
+  // ... up to the first missing one. Asking for them one by one costs a stat each, where a
+  // listing would read the whole (possibly long) `_delta_log` directory.
+  const std::string log_dir = internal::LogDir(root_);
   std::vector<internal::LogFile> commits;
-  for (auto& f : *listed) {
-    if (f.name.kind == internal::LogFileKind::kCommit && f.name.version > base) {
-      commits.push_back(std::move(f));
+  for (int64_t version = cached->version() + 1;; ++version) {
+    const std::string name = internal::CommitFileName(version);
+    auto entry = store_->Stat(log_dir + "/" + name);
+    if (!entry.ok()) {
+      if (IsDeltaError(entry.status(), DeltaErrorCode::kMissingFile)) break;
+      return nullptr;
     }
+    commits.push_back(internal::LogFile{std::move(*entry), *internal::ParseLogFileName(name)});
   }
   if (commits.empty()) return cached;
-  // Anything unexpected (a gap, a commit that does not parse) is left to a full load, which
-  // reports it with the usual errors.
+  // Anything unexpected (a commit that does not parse) is left to a full load, which reports it
+  // with the usual errors.
   auto state = internal::ReplayCommitsOnto(cached->state(), commits);
   if (!state.ok()) return nullptr;
   return std::make_shared<Snapshot>(std::move(*state));

@@ -223,6 +223,26 @@ class LocalLogStore final : public LogStore {
     return entries;
   }
 
+  arrow::Result<FileEntry> Stat(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+      const int err = errno;
+      if (err == ENOENT || err == ENOTDIR) {
+        return DeltaError(DeltaErrorCode::kMissingFile,
+                          "file " + path + " does not exist: " + ErrnoText(err));
+      }
+      return ErrnoError("failed to stat", path, err);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      return DeltaError(DeltaErrorCode::kMissingFile, "file " + path + " is not a regular file");
+    }
+    FileEntry entry;
+    entry.path = path;
+    entry.size = static_cast<int64_t>(st.st_size);
+    entry.modification_time_ms = ToMillis(st.st_mtim);
+    return entry;
+  }
+
   arrow::Result<std::shared_ptr<arrow::Buffer>> Read(const std::string& path) override {
     Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) {

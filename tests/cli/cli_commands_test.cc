@@ -84,9 +84,9 @@ TEST_F(CliTest, ParquetGoesToStdoutWhenPiped) {
   auto buffer = std::make_shared<arrow::io::BufferReader>(arrow::Buffer::FromString(r.out));
   auto reader = parquet::arrow::OpenFile(buffer, arrow::default_memory_pool());
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  std::shared_ptr<arrow::Table> t;
-  ASSERT_TRUE((*reader)->ReadTable(&t).ok());
-  EXPECT_EQ(t->num_rows(), 3);
+  auto t = (*reader)->ReadTable();
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->num_rows(), 3);
 }
 
 TEST_F(CliTest, TimeTravelByVersionAndTimestamp) {

@@ -145,6 +145,32 @@ TEST_P(LogStoreTest, ReadingMissingFileIsMissingFileNamingThePath) {
   EXPECT_NE(result.status().message().find(path), std::string::npos) << result.status();
 }
 
+TEST_P(LogStoreTest, StatGivesTheListingEntryOfOneFile) {
+  const std::string log = Log();
+  for (const char* name : {"00000000000000000000.json", "00000000000000000001.json",
+                           "00000000000000000001.json.extra"}) {
+    ASSERT_OK(store_->PutIfAbsent(log + "/" + name, std::string("content of ") + name));
+  }
+  ASSIGN_OR_FAIL(auto listed, store_->List(log));
+  ASSERT_EQ(listed.size(), 3u);
+  for (const auto& want : listed) {
+    ASSIGN_OR_FAIL(auto got, store_->Stat(want.path));
+    EXPECT_EQ(got.path, want.path);
+    EXPECT_EQ(got.size, want.size);
+    EXPECT_EQ(got.modification_time_ms, want.modification_time_ms);
+  }
+  // A name that only prefixes a listed file, a missing file and a subdirectory are all missing.
+  ASSERT_OK(store_->PutIfAbsent(log + "/_sidecars/s.parquet", "s"));
+  for (const std::string& missing :
+       {log + "/00000000000000000001", log + "/00000000000000000002.json",
+        Root() + "/no/such/dir/00000000000000000000.json", log + "/_sidecars"}) {
+    auto result = store_->Stat(missing);
+    ASSERT_FALSE(result.ok()) << missing;
+    EXPECT_TRUE(IsDeltaError(result.status(), DeltaErrorCode::kMissingFile)) << result.status();
+    EXPECT_NE(result.status().message().find(missing), std::string::npos) << result.status();
+  }
+}
+
 TEST_P(LogStoreTest, PutIfAbsentWritesOnceAndSecondPutLosesWithoutTouchingTheFile) {
   const std::string path = Log() + "/00000000000000000000.json";
   ASSERT_OK(store_->PutIfAbsent(path, "first"));

@@ -1,6 +1,7 @@
 #include "deltacpp/transaction.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -146,6 +147,7 @@ class TransactionImpl final : public Transaction {
 
   arrow::Status Validate(const RebasedTableState& state) const;
   arrow::Status ValidateFileActions(const Metadata& metadata) const;
+  arrow::Status CheckChangeDataFeedColumns(const Metadata& metadata) const;
   IsolationLevel EffectiveIsolation() const;
   bool IsBlindAppend() const;
   arrow::Result<LosingTransaction> DescribeForConflicts(IsolationLevel isolation,
@@ -204,6 +206,7 @@ arrow::Status TransactionImpl::Validate(const RebasedTableState& state) const {
   ARROW_RETURN_NOT_OK(ValidateFileActions(metadata));
   if (metadata_) {
     ARROW_RETURN_NOT_OK(internal::ValidateRowTrackingMetadata(protocol, metadata, table_root_));
+    ARROW_RETURN_NOT_OK(CheckChangeDataFeedColumns(metadata));
   }
   if (PropertyIsTrue(metadata, "delta.appendOnly")) {
     for (const auto& r : removes_) {
@@ -228,6 +231,30 @@ arrow::Status TransactionImpl::Validate(const RebasedTableState& state) const {
     }
   }
   return arrow::Status::OK();
+}
+
+arrow::Status TransactionImpl::CheckChangeDataFeedColumns(const Metadata& metadata) const {
+  // The change data feed adds these columns to the rows it returns, so a table that has one of
+  // them cannot have the feed (delta-spark refuses both orders: enabling the feed and adding the
+  // column). Names compare case-insensitively, as Spark resolves them.
+  if (!PropertyIsTrue(metadata, "delta.enableChangeDataFeed") &&
+      !PropertyIsTrue(metadata, "delta.enableChangeDataCapture")) {
+    return arrow::Status::OK();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto schema, internal::SchemaFromDeltaJson(metadata.schema_string));
+  std::vector<std::string> clashing;
+  for (const auto& field : schema->fields()) {
+    for (const char* reserved : {"_change_type", "_commit_version", "_commit_timestamp"}) {
+      if (internal::EqualsIgnoreCase(field->name(), reserved)) clashing.push_back(field->name());
+    }
+  }
+  if (clashing.empty()) return arrow::Status::OK();
+  return Invalid(table_root_,
+                 fmt::format("the change data feed (delta.enableChangeDataFeed=true) cannot be used "
+                             "with columns named {}: the feed reserves _change_type, "
+                             "_commit_version and _commit_timestamp for its own columns; rename "
+                             "the columns or leave the feed off",
+                             fmt::join(clashing, ", ")));
 }
 
 arrow::Status TransactionImpl::ValidateFileActions(const Metadata& metadata) const {

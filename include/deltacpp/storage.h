@@ -34,6 +34,11 @@ class LogStore {
   virtual arrow::Result<std::vector<FileEntry>> List(const std::string& dir,
                                                      std::string_view start_after_name = {}) = 0;
 
+  /// The bare names (not paths) of the regular files `List` would return, without their sizes
+  /// and times: cheaper where those cost a request per file. The default takes them from List.
+  virtual arrow::Result<std::vector<std::string>> ListNames(const std::string& dir,
+                                                            std::string_view start_after_name = {});
+
   /// Whole content of a file. A missing file is an IOError carrying DeltaErrorCode::kMissingFile.
   virtual arrow::Result<std::shared_ptr<arrow::Buffer>> Read(const std::string& path) = 0;
 

@@ -183,28 +183,8 @@ class LocalLogStore final : public LogStore {
                                              std::string_view start_after_name) override {
     const std::string dir = StripTrailingSlashes(dir_in);
     std::vector<FileEntry> entries;
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) {
-      if (errno == ENOENT) return entries;
-      return ErrnoError("failed to list directory", dir, errno);
-    }
+    ARROW_ASSIGN_OR_RAISE(auto names, ReadNames(dir, start_after_name, /*regular_only=*/false));
     const std::string prefix = dir == "/" ? "/" : dir + "/";
-    std::vector<std::string> names;
-    while (true) {
-      errno = 0;
-      struct dirent* ent = ::readdir(d);
-      if (ent == nullptr) {
-        int err = errno;
-        ::closedir(d);
-        if (err != 0) return ErrnoError("failed to list directory", dir, err);
-        break;
-      }
-      std::string_view name(ent->d_name);
-      if (name == "." || name == ".." || IsTempName(name)) continue;
-      if (!start_after_name.empty() && name < start_after_name) continue;
-      names.emplace_back(name);
-    }
-    std::sort(names.begin(), names.end());
     entries.reserve(names.size());
     for (auto& name : names) {
       FileEntry entry;
@@ -221,6 +201,11 @@ class LocalLogStore final : public LogStore {
       entries.push_back(std::move(entry));
     }
     return entries;
+  }
+
+  arrow::Result<std::vector<std::string>> ListNames(const std::string& dir_in,
+                                                    std::string_view start_after_name) override {
+    return ReadNames(StripTrailingSlashes(dir_in), start_after_name, /*regular_only=*/true);
   }
 
   arrow::Result<FileEntry> Stat(const std::string& path) override {
@@ -329,6 +314,42 @@ class LocalLogStore final : public LogStore {
   std::shared_ptr<arrow::fs::FileSystem> filesystem() const override { return fs_; }
 
  private:
+  // Sorted names in `dir` from `start_after_name` on, without dot-dirs and in-flight temporary
+  // files. With `regular_only`, entries the directory reports as something other than a
+  // regular file are left out (those it cannot classify are stat'ed).
+  static arrow::Result<std::vector<std::string>> ReadNames(const std::string& dir,
+                                                           std::string_view start_after_name,
+                                                           bool regular_only) {
+    std::vector<std::string> names;
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) {
+      if (errno == ENOENT) return names;
+      return ErrnoError("failed to list directory", dir, errno);
+    }
+    while (true) {
+      errno = 0;
+      struct dirent* ent = ::readdir(d);
+      if (ent == nullptr) {
+        int err = errno;
+        ::closedir(d);
+        if (err != 0) return ErrnoError("failed to list directory", dir, err);
+        break;
+      }
+      std::string_view name(ent->d_name);
+      if (name == "." || name == ".." || IsTempName(name)) continue;
+      if (!start_after_name.empty() && name < start_after_name) continue;
+      if (regular_only && ent->d_type != DT_REG) {
+        if (ent->d_type != DT_UNKNOWN) continue;
+        struct stat st;
+        const std::string path = (dir == "/" ? "" : dir) + "/" + std::string(name);
+        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      }
+      names.emplace_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
   // Some filesystems (FAT, certain FUSE and network mounts) have no hard links; a no-replace
   // rename is equally atomic there.
   static arrow::Status PublishWithoutLink(TempFile& temp, const std::string& path, int link_err) {

@@ -1,5 +1,5 @@
 // The LogStore defaults: a streamed put for stores that only implement the buffered one, and a
-// single-file stat made of a listing.
+// names-only listing and a single-file stat made of a listing.
 #include <arrow/io/memory.h>
 
 #include <string_view>
@@ -8,6 +8,18 @@
 #include "deltacpp/storage.h"
 
 namespace deltacpp {
+
+arrow::Result<std::vector<std::string>> LogStore::ListNames(const std::string& dir,
+                                                           std::string_view start_after_name) {
+  ARROW_ASSIGN_OR_RAISE(auto entries, List(dir, start_after_name));
+  std::vector<std::string> names;
+  names.reserve(entries.size());
+  for (const auto& entry : entries) {
+    const auto slash = entry.path.rfind('/');
+    names.push_back(slash == std::string::npos ? entry.path : entry.path.substr(slash + 1));
+  }
+  return names;
+}
 
 arrow::Result<FileEntry> LogStore::Stat(const std::string& path) {
   const auto slash = path.rfind('/');

@@ -144,6 +144,17 @@ TEST_F(LogCleanupTest, StopsAtTheFirstVersionThatIsNotExpired) {
   for (int64_t v = 5; v <= 14; ++v) EXPECT_TRUE(Load(root_, v)) << v;
 }
 
+TEST_F(LogCleanupTest, AYoungOldestVersionKeepsEverything) {
+  // Cleanup goes oldest first, so a young version 0 stops it before any later, expired file.
+  Build();
+  SetFileTimeMs(testing::CommitPath(root_, 0), now_ - kHourMs);
+  auto before = LogListing(root_);
+  auto latest = Load(root_);
+  ASSERT_TRUE(latest);
+  ASSERT_TRUE(CleanupExpiredLogs(*latest, now_).ok());
+  EXPECT_EQ(LogListing(root_), before);
+}
+
 TEST_F(LogCleanupTest, RetentionPropertyIsHonoured) {
   Build({{"delta.logRetentionDuration", "interval 60 days"}});
   auto before = LogListing(root_);

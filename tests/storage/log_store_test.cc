@@ -145,6 +145,24 @@ TEST_P(LogStoreTest, ReadingMissingFileIsMissingFileNamingThePath) {
   EXPECT_NE(result.status().message().find(path), std::string::npos) << result.status();
 }
 
+TEST_P(LogStoreTest, ListNamesGivesTheNamesOfTheListing) {
+  const std::string log = Log();
+  for (const char* name : {"00000000000000000002.json", "00000000000000000000.json",
+                           "_last_checkpoint", "00000000000000000001.json"}) {
+    ASSERT_OK(store_->PutIfAbsent(log + "/" + name, "x"));
+  }
+  ASSERT_OK(store_->PutIfAbsent(log + "/_sidecars/s.parquet", "s"));
+  ASSIGN_OR_FAIL(auto all, store_->ListNames(log));
+  EXPECT_EQ(all, (std::vector<std::string>{"00000000000000000000.json",
+                                           "00000000000000000001.json",
+                                           "00000000000000000002.json", "_last_checkpoint"}));
+  ASSIGN_OR_FAIL(auto from1, store_->ListNames(log + "/", "00000000000000000001"));
+  EXPECT_EQ(from1, (std::vector<std::string>{"00000000000000000001.json",
+                                             "00000000000000000002.json", "_last_checkpoint"}));
+  ASSIGN_OR_FAIL(auto missing, store_->ListNames(Root() + "/no/such/dir"));
+  EXPECT_TRUE(missing.empty());
+}
+
 TEST_P(LogStoreTest, StatGivesTheListingEntryOfOneFile) {
   const std::string log = Log();
   for (const char* name : {"00000000000000000000.json", "00000000000000000001.json",

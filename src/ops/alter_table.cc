@@ -13,6 +13,7 @@
 #include <set>
 
 #include "deltacpp/error.h"
+#include "txn/writer_features.h"
 #include "deltacpp/scan.h"
 #include "expr/binder.h"
 #include "expr/bound_expr.h"
@@ -67,7 +68,7 @@ arrow::Result<AlterTarget> OpenTarget(std::string_view location) {
 // ADD CONSTRAINT checks the existing rows itself.
 TransactionOptions RowFreeOptions(const TransactionOptions& options) {
   TransactionOptions out = options;
-  for (const char* f : {"checkConstraints", "generatedColumns", "invariants"}) {
+  for (const auto& f : internal::RowLevelWriterFeatures()) {
     if (std::find(out.enforced_features.begin(), out.enforced_features.end(), f) ==
         out.enforced_features.end()) {
       out.enforced_features.emplace_back(f);

@@ -14,7 +14,7 @@ arrow::Result<bool> CheckpointTable(std::string_view location) {
   // the row-level duties do not apply.
   ARROW_RETURN_NOT_OK(internal::CheckWriteSupported(
       snapshot->protocol(), snapshot->metadata(), snapshot->table_root(), snapshot->version(),
-      {"invariants", "checkConstraints", "generatedColumns"}));
+      internal::RowLevelWriterFeatures()));
   ARROW_ASSIGN_OR_RAISE(auto result,
                         internal::WriteCheckpoint(*snapshot, internal::CheckpointOptions{}));
   return result.written;

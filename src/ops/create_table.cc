@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "deltacpp/error.h"
+#include "txn/writer_features.h"
 #include "ops/op_util.h"
 #include "ops/table_definition.h"
 #include "protocol/table_features.h"
@@ -35,9 +36,9 @@ arrow::Result<CreateTableResult> CreateTable(std::string_view location,
                                                        options.name, options.description, id));
   // A new definition has no rows yet, so its row-level duties hold trivially.
   TransactionOptions txn_options = options.transaction;
-  txn_options.enforced_features.insert(txn_options.enforced_features.end(),
-                                       {"checkConstraints", "generatedColumns", "invariants",
-                                        "identityColumns"});
+  const auto& row_level = internal::RowLevelWriterFeatures();
+  txn_options.enforced_features.insert(txn_options.enforced_features.end(), row_level.begin(),
+                                       row_level.end());
   ARROW_ASSIGN_OR_RAISE(auto txn, Transaction::Start(table, current, txn_options));
   Protocol protocol = current ? MergeProtocols(current->protocol(), def.protocol) : def.protocol;
   if (!current || EffectiveFeatures(protocol) != EffectiveFeatures(current->protocol()) ||

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "deltacpp/error.h"
+#include "txn/writer_features.h"
 #include "deltacpp/ops/write.h"
 #include "deltacpp/scan.h"
 #include "expr/binder.h"
@@ -353,9 +354,9 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   // Every new row is checked below (RowConstraints: NOT NULL, invariants, CHECK constraints;
   // GeneratedColumns), and identity values are generated with their high-water mark committed.
   TransactionOptions txn_options = options.transaction;
-  txn_options.enforced_features.insert(
-      txn_options.enforced_features.end(),
-      {"invariants", "checkConstraints", "generatedColumns", "identityColumns"});
+  const auto& row_level = internal::RowLevelWriterFeatures();
+  txn_options.enforced_features.insert(txn_options.enforced_features.end(), row_level.begin(),
+                                       row_level.end());
   ARROW_ASSIGN_OR_RAISE(auto txn, Transaction::Start(table, snapshot, txn_options));
 
   WriteResult result;

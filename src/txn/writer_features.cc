@@ -52,6 +52,12 @@ std::optional<std::string> FindFieldWithMetadata(const arrow::FieldVector& field
 
 }  // namespace
 
+const std::vector<std::string>& RowLevelWriterFeatures() {
+  static const std::vector<std::string> features = {"invariants", "checkConstraints",
+                                                    "generatedColumns", "identityColumns"};
+  return features;
+}
+
 bool IsSupportedWriterFeature(std::string_view feature) {
   return std::find(kWriterFeatures.begin(), kWriterFeatures.end(), feature) !=
          kWriterFeatures.end();

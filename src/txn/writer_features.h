@@ -11,6 +11,12 @@
 
 namespace deltacpp::internal {
 
+/// The features whose writer duties concern only the rows a commit adds: invariants,
+/// checkConstraints, generatedColumns and identityColumns. An operation that adds no rows (alter
+/// table, checkpoint, a new definition), or one that checks and completes every row it adds,
+/// lists them as enforced.
+const std::vector<std::string>& RowLevelWriterFeatures();
+
 /// True when deltacpp fulfils the writer duties of `feature` (for features such as invariants
 /// only while the table does not use them; see CheckWriteSupported).
 bool IsSupportedWriterFeature(std::string_view feature);

@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "deltacpp/api.h"
+#include "deltacpp/ops/alter_table.h"
+#include "deltacpp/ops/checkpoint.h"
 #include "deltacpp/ops/create_table.h"
 #include "deltacpp/ops/write.h"
 #include "ops/ops_test_util.h"
@@ -337,6 +339,29 @@ TEST(IdentityColumns, ValuesContinueFromTheHighWaterMark) {
   const std::string commit = CommitText(dir.str(), snap->version());
   EXPECT_NE(commit.find(R"(\"delta.identity.highWaterMark\":30)"), std::string::npos) << commit;
   EXPECT_NE(commit.find(R"("add":)"), std::string::npos);
+}
+
+TEST(IdentityColumns, TablesWithIdentityColumnsCanBeAlteredAndCheckpointed) {
+  // These operations add no rows, so no identity value is owed and the mark must not move.
+  TempDir dir;
+  ASSERT_TRUE(Create(dir.str(), "id BIGINT GENERATED ALWAYS AS IDENTITY, v STRING").ok());
+  auto input = arrow::schema({arrow::field("v", arrow::utf8())});
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(input, {Strings({"a", "b"})}), {}).ok());
+  ASSERT_EQ(FieldMeta(dir.str(), "id", "delta.identity.highWaterMark"), "2");
+
+  auto set = SetTableProperties(dir.str(), {{"delta.appendOnly", "false"}});
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  auto added = AddColumns(dir.str(), {NewColumn{arrow::field("w", arrow::int64()), ""}});
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  auto constrained = AddConstraint(dir.str(), "v_set", "v IS NOT NULL");
+  ASSERT_TRUE(constrained.ok()) << constrained.status().ToString();
+  auto checkpointed = CheckpointTable(dir.str());
+  ASSERT_TRUE(checkpointed.ok()) << checkpointed.status().ToString();
+  EXPECT_TRUE(*checkpointed);
+
+  EXPECT_EQ(FieldMeta(dir.str(), "id", "delta.identity.highWaterMark"), "2");
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(input, {Strings({"c"})}), {}).ok());
+  EXPECT_EQ(Read(dir.str(), {"id", "v"}), (std::multiset<std::string>{"1|a", "2|b", "3|c"}));
 }
 
 TEST(IdentityColumns, UnalignedMarkAndTableFeatureProtocol) {

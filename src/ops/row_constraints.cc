@@ -108,17 +108,47 @@ arrow::Result<RowConstraints> RowConstraints::Make(
   return out;
 }
 
+namespace {
+
+// The first row where a NOT NULL field under `array` (a column or a struct child, named `path`)
+// is null while every enclosing struct is not: a null struct makes its children's values
+// irrelevant, as in delta-spark. `ancestors` are the enclosing struct arrays. Fields inside
+// arrays and maps are not checked (Delta does not enforce NOT NULL there).
+std::optional<std::pair<std::string, int64_t>> FirstNotNullViolation(
+    const arrow::Field& field, const std::shared_ptr<arrow::Array>& array, const std::string& path,
+    std::vector<const arrow::Array*>* ancestors) {
+  if (!field.nullable() && array->null_count() > 0) {
+    for (int64_t row = 0; row < array->length(); ++row) {
+      if (array->IsValid(row)) continue;
+      bool enclosed_valid = true;
+      for (const arrow::Array* a : *ancestors) enclosed_valid &= a->IsValid(row);
+      if (enclosed_valid) return std::make_pair(path, row);
+    }
+  }
+  if (array->type_id() != arrow::Type::STRUCT) return std::nullopt;
+  const auto& st = static_cast<const arrow::StructArray&>(*array);
+  const auto& type = static_cast<const arrow::StructType&>(*array->type());
+  ancestors->push_back(array.get());
+  std::optional<std::pair<std::string, int64_t>> found;
+  for (int i = 0; i < type.num_fields() && !found; ++i) {
+    const auto& child = *type.field(i);
+    found = FirstNotNullViolation(child, st.field(i), path + "." + child.name(), ancestors);
+  }
+  ancestors->pop_back();
+  return found;
+}
+
+}  // namespace
+
 arrow::Status RowConstraints::Check(const arrow::RecordBatch& batch) const {
   for (int c = 0; c < batch.num_columns(); ++c) {
     const auto& field = batch.schema()->field(c);
-    const auto& col = batch.column(c);
-    if (!field->nullable() && col->null_count() > 0) {
-      int64_t row = 0;
-      while (row < col->length() && col->IsValid(row)) ++row;
+    std::vector<const arrow::Array*> ancestors;
+    if (auto violation = FirstNotNullViolation(*field, batch.column(c), field->name(), &ancestors)) {
       return DeltaError(DeltaErrorCode::kConstraintViolation,
                         fmt::format("NOT NULL constraint violated: column '{}' is null in row "
                                     "{{{}}}",
-                                    field->name(), RowText(batch, row)));
+                                    violation->first, RowText(batch, violation->second)));
     }
   }
   for (const auto& rule : rules_) {

@@ -135,6 +135,46 @@ TEST(WriteTable, SchemaMismatchAndNullIntoNotNullLeaveTableUnchanged) {
   EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|a"}));
 }
 
+TEST(WriteTable, NotNullFieldsInsideStructsAreEnforced) {
+  TempDir dir;
+  CreateTableOptions opts;
+  opts.schema = *SchemaFromDdl("id long, s STRUCT<x: BIGINT, y: BIGINT NOT NULL>");
+  ASSERT_TRUE(CreateTable(dir.str(), opts).ok());
+  const auto before = LogFiles(dir.str());
+  auto x_field = arrow::field("x", arrow::int64());
+  auto y_field = arrow::field("y", arrow::int64());
+  auto struct_of = [&](const std::vector<std::optional<int64_t>>& ys, std::vector<bool> valid) {
+    arrow::BooleanBuilder mask;
+    for (bool v : valid) (void)mask.Append(v);
+    auto validity = *mask.Finish();
+    std::vector<std::optional<int64_t>> xs(ys.size(), 7);
+    // The struct's validity bitmap: the mask's value bits (set = valid).
+    auto bitmap = static_cast<const arrow::BooleanArray&>(*validity).values();
+    return *arrow::StructArray::Make({Longs(xs), Longs(ys)}, {x_field, y_field}, bitmap);
+  };
+  auto input = arrow::schema(
+      {arrow::field("id", arrow::int64()), arrow::field("s", arrow::struct_({x_field, y_field}))});
+
+  // y is null where s is not: refused, naming the nested column.
+  auto bad = WriteTable(
+      dir.str(), Rows(input, {Longs({1, 2}), struct_of({5, std::nullopt}, {true, true})}), {});
+  ASSERT_TRUE(IsDeltaError(bad.status(), DeltaErrorCode::kConstraintViolation))
+      << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find("'s.y'"), std::string::npos) << bad.status().ToString();
+  // Input without y at all: y would be null in every row.
+  auto only_x = arrow::schema({arrow::field("id", arrow::int64()),
+                               arrow::field("s", arrow::struct_({x_field}))});
+  auto xs = *arrow::StructArray::Make({Longs({7})}, {x_field});
+  auto missing = WriteTable(dir.str(), Rows(only_x, {Longs({3}), xs}), {});
+  EXPECT_FALSE(missing.ok());
+  EXPECT_EQ(LogFiles(dir.str()), before);
+
+  // A null struct carries no value for y, so its null y is fine.
+  auto good = WriteTable(
+      dir.str(), Rows(input, {Longs({4, 5}), struct_of({6, std::nullopt}, {true, false})}), {});
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+}
+
 TEST(WriteTable, NarrowerTypesAreWidenedAndMergeSchemaAddsColumns) {
   TempDir dir;
   ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1}), Strings({"a"})}), {}).ok());

@@ -13,7 +13,6 @@
 #include <set>
 
 #include "deltacpp/error.h"
-#include "txn/writer_features.h"
 #include "deltacpp/scan.h"
 #include "expr/binder.h"
 #include "expr/bound_expr.h"
@@ -24,6 +23,7 @@
 #include "ops/op_util.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
+#include "txn/writer_features.h"
 #include "util/random_uuid.h"
 #include "util/uri.h"
 

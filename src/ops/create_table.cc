@@ -3,10 +3,10 @@
 #include <fmt/core.h>
 
 #include "deltacpp/error.h"
-#include "txn/writer_features.h"
 #include "ops/op_util.h"
 #include "ops/table_definition.h"
 #include "protocol/table_features.h"
+#include "txn/writer_features.h"
 
 namespace deltacpp {
 

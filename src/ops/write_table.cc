@@ -5,7 +5,6 @@
 #include <set>
 
 #include "deltacpp/error.h"
-#include "txn/writer_features.h"
 #include "deltacpp/ops/write.h"
 #include "deltacpp/scan.h"
 #include "expr/binder.h"
@@ -19,6 +18,7 @@
 #include "ops/schema_alignment.h"
 #include "ops/table_definition.h"
 #include "protocol/schema_json.h"
+#include "txn/writer_features.h"
 #include "util/uri.h"
 #include "write/data_writer.h"
 #include "write/stats_collector.h"
@@ -317,6 +317,30 @@ arrow::Result<WriteResult> WriteTable(std::string_view location,
                                       const WriteOptions& options) {
   ARROW_ASSIGN_OR_RAISE(auto table, DeltaTable::Locate(location));
   return WriteTable(table, std::move(input), options);
+}
+
+namespace {
+
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ReaderOf(
+    const std::shared_ptr<arrow::Table>& input) {
+  if (!input) return DeltaError(DeltaErrorCode::kInvalidArgument, "WriteTable: input is null");
+  return std::make_shared<arrow::TableBatchReader>(input);
+}
+
+}  // namespace
+
+arrow::Result<WriteResult> WriteTable(std::string_view location,
+                                      const std::shared_ptr<arrow::Table>& input,
+                                      const WriteOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto reader, ReaderOf(input));
+  return WriteTable(location, std::move(reader), options);
+}
+
+arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
+                                      const std::shared_ptr<arrow::Table>& input,
+                                      const WriteOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto reader, ReaderOf(input));
+  return WriteTable(table, std::move(reader), options);
 }
 
 arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,

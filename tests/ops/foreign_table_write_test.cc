@@ -34,10 +34,6 @@ std::shared_ptr<Snapshot> LatestSnapshot(const std::string& root) {
   return snapshot.ok() ? *snapshot : nullptr;
 }
 
-std::shared_ptr<arrow::RecordBatchReader> TableReader(const std::shared_ptr<arrow::Table>& t) {
-  return std::make_shared<arrow::TableBatchReader>(t);
-}
-
 // What an append of existing rows did.
 struct Appended {
   int64_t before = -1;                  ///< latest version before the write
@@ -67,7 +63,7 @@ Appended AppendExistingRows(const std::string& root, int64_t rows = 2) {
   auto sample = (*old_table)->Slice(0, rows);
   const auto files_before = DataFiles(root);
 
-  auto written = WriteTable(root, TableReader(sample), {});
+  auto written = WriteTable(root, sample, {});
   EXPECT_TRUE(written.ok()) << root << ": " << written.status().ToString();
   if (!written.ok()) return out;
   out.version = written->version.value_or(-1);
@@ -342,7 +338,7 @@ TEST_F(ForeignTableWrite, CheckConstraintsOfAnotherEngineAreEnforced) {
   const int col = sample->schema()->GetFieldIndex("int");
   auto bad = *sample->SetColumn(col, sample->schema()->field(col),
                                 std::make_shared<arrow::ChunkedArray>(*negated.Finish()));
-  auto r = WriteTable(root, TableReader(bad), {});
+  auto r = WriteTable(root, bad, {});
   EXPECT_EQ(Code(r.status()), "ConstraintViolation") << r.status().ToString();
   EXPECT_NE(r.status().message().find("const1"), std::string::npos) << r.status().ToString();
   EXPECT_EQ(LogListing(root), log_before);
@@ -356,7 +352,7 @@ TEST_F(ForeignTableWrite, PartitionValuesNeedingEscapesRoundTrip) {
   auto table = ReadTable(root);
   ASSERT_TRUE(table.ok());
   const auto all = (*table)->num_rows();
-  auto r = WriteTable(root, TableReader(*table), {});
+  auto r = WriteTable(root, *table, {});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   auto twice = RowStrings(**table);
   auto once = twice;
@@ -386,7 +382,7 @@ void ExpectRefused(const std::string& root, const std::vector<std::string>& feat
   ASSERT_TRUE(table.ok()) << "the table should stay readable: " << table.status().ToString();
   const auto rows_before = RowStrings(**table);
   ASSERT_GT((*table)->num_rows(), 0);
-  auto r = WriteTable(root, TableReader((*table)->Slice(0, 1)), {});
+  auto r = WriteTable(root, (*table)->Slice(0, 1), {});
   EXPECT_EQ(Code(r.status()), "UnsupportedFeature") << r.status().ToString();
   bool named = false;
   for (const auto& f : features) named = named || r.status().message().find(f) != std::string::npos;

@@ -135,6 +135,22 @@ TEST(WriteTable, SchemaMismatchAndNullIntoNotNullLeaveTableUnchanged) {
   EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|a"}));
 }
 
+TEST(WriteTable, InMemoryArrowTablesAreWrittenChunkByChunk) {
+  TempDir dir;
+  auto first = arrow::RecordBatch::Make(IdName(), 2, {Longs({1, 2}), Strings({"a", "b"})});
+  auto second = arrow::RecordBatch::Make(IdName(), 1, {Longs({3}), Strings({"c"})});
+  auto table = *arrow::Table::FromRecordBatches(IdName(), {first, second});
+  auto created = WriteTable(dir.str(), table, {});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->num_rows, 3);
+  auto handle = *DeltaTable::Open(dir.str());
+  auto appended = WriteTable(handle, table->Slice(2), {});
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|a", "2|b", "3|c", "3|c"}));
+  auto null_input = WriteTable(dir.str(), std::shared_ptr<arrow::Table>(), {});
+  EXPECT_TRUE(IsDeltaError(null_input.status(), DeltaErrorCode::kInvalidArgument));
+}
+
 TEST(WriteTable, NotNullFieldsInsideStructsAreEnforced) {
   TempDir dir;
   CreateTableOptions opts;

@@ -73,4 +73,12 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
                                       std::shared_ptr<arrow::RecordBatchReader> input,
                                       const WriteOptions& options);
 
+/// The same writes from an in-memory `arrow::Table`, read chunk by chunk without copying.
+arrow::Result<WriteResult> WriteTable(std::string_view location,
+                                      const std::shared_ptr<arrow::Table>& input,
+                                      const WriteOptions& options);
+arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
+                                      const std::shared_ptr<arrow::Table>& input,
+                                      const WriteOptions& options);
+
 }  // namespace deltacpp

@@ -7,6 +7,7 @@
 #include "deltacpp/api.h"
 #include "deltacpp/ops/write.h"
 #include "input_reader.h"
+#include "write_progress.h"
 
 namespace deltacpp::cli {
 
@@ -46,7 +47,8 @@ arrow::Status Run(const WriteArgs& args) {
   options.dynamic_partition_overwrite = args.dynamic_partitions;
   if (!args.txn_app_id.empty()) options.txn_app_id = args.txn_app_id;
   options.txn_version = args.txn_version;
-  ARROW_ASSIGN_OR_RAISE(auto result, WriteTable(table, WithProgress(input), options));
+  options.on_progress = TerminalWriteProgress();
+  ARROW_ASSIGN_OR_RAISE(auto result, WriteTable(table, input, options));
   if (result.skipped) {
     std::cout << fmt::format("skipped: version {} of app '{}' is already in the table\n",
                              *args.txn_version, args.txn_app_id);

@@ -10,7 +10,6 @@
 #include <parquet/arrow/reader.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <iostream>
 
 #include "deltacpp/error.h"
@@ -246,35 +245,6 @@ class ChainedReader : public arrow::RecordBatchReader {
   size_t index_ = 0;
 };
 
-class ProgressReader : public arrow::RecordBatchReader {
- public:
-  explicit ProgressReader(std::shared_ptr<arrow::RecordBatchReader> inner) : inner_(std::move(inner)) {}
-  std::shared_ptr<arrow::Schema> schema() const override { return inner_->schema(); }
-  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
-    ARROW_RETURN_NOT_OK(inner_->ReadNext(out));
-    auto now = std::chrono::steady_clock::now();
-    if (*out) {
-      rows_ += (*out)->num_rows();
-      for (const auto& c : (*out)->columns()) {
-        for (const auto& b : c->data()->buffers) bytes_ += b ? b->size() : 0;
-      }
-    }
-    if (!*out || now - last_ > std::chrono::milliseconds(250)) {
-      last_ = now;
-      std::cerr << fmt::format("\rread {} rows, {:.1f} MiB{}", rows_, bytes_ / 1048576.0,
-                               *out ? "" : "\n")
-                << std::flush;
-    }
-    return arrow::Status::OK();
-  }
-
- private:
-  std::shared_ptr<arrow::RecordBatchReader> inner_;
-  int64_t rows_ = 0;
-  int64_t bytes_ = 0;
-  std::chrono::steady_clock::time_point last_{};
-};
-
 }  // namespace
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputs(
@@ -291,9 +261,5 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputs(
   return std::make_shared<ChainedReader>(files, format, table_schema, first);
 }
 
-std::shared_ptr<arrow::RecordBatchReader> WithProgress(std::shared_ptr<arrow::RecordBatchReader> reader) {
-  if (!isatty(STDERR_FILENO)) return reader;
-  return std::make_shared<ProgressReader>(std::move(reader));
-}
 
 }  // namespace deltacpp::cli

@@ -17,7 +17,4 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputs(
     const std::vector<std::string>& files, const std::string& format,
     const std::shared_ptr<arrow::Schema>& table_schema);
 
-/// Wraps `reader` so that, when stderr is a terminal, progress (rows, bytes) is shown there.
-std::shared_ptr<arrow::RecordBatchReader> WithProgress(std::shared_ptr<arrow::RecordBatchReader> reader);
-
 }  // namespace deltacpp::cli

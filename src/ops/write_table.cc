@@ -2,6 +2,7 @@
 #include <arrow/compute/api.h>
 #include <fmt/core.h>
 
+#include <chrono>
 #include <set>
 
 #include "deltacpp/error.h"
@@ -499,6 +500,16 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   }
   const bool inserts_as_change_data = replaced.wrote_change_data;
 
+  auto last_report = std::chrono::steady_clock::now();
+  auto report = [&](bool done) {
+    if (!options.on_progress) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!done && now - last_report < std::chrono::milliseconds(200)) return;
+    last_report = now;
+    const auto written = writer->WrittenSoFar();
+    options.on_progress(WriteProgress{result.num_rows, written.files, written.bytes, done});
+  };
+
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
     auto st = input->ReadNext(&batch);
@@ -523,6 +534,7 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
     st = writer->Write(*conformed);
     if (st.ok() && inserts_as_change_data) st = change_data->Write(*conformed, "insert");
     if (!st.ok()) return fail(st);
+    report(false);
   }
 
   // Generated identity values move the high-water marks, committed with this write's metaData.
@@ -537,6 +549,7 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
 
   auto added = writer->Finish();
   if (!added.ok()) return fail(added.status());
+  report(true);
   std::vector<CdcFile> change_files;
   if (replaced.wrote_change_data) {
     auto finished = change_data->Finish();

@@ -219,6 +219,7 @@ class DataWriterImpl final : public DataWriter {
   arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& batch) override;
   arrow::Result<std::vector<AddFile>> Finish() override;
   arrow::Status Abort() override;
+  Written WrittenSoFar() const override;
 
  private:
   struct OpenFile {
@@ -273,6 +274,7 @@ class DataWriterImpl final : public DataWriter {
 
   std::mt19937_64 rng_;
   uint64_t file_counter_ = 0;
+  int64_t closed_bytes_ = 0;  // sizes of the files closed so far
   uint64_t tick_ = 0;
   size_t open_files_ = 0;
   int64_t buffered_bytes_ = 0;
@@ -561,6 +563,18 @@ arrow::Status DataWriterImpl::FlushRowGroup(Partition* partition) {
   return arrow::Status::OK();
 }
 
+DataWriter::Written DataWriterImpl::WrittenSoFar() const {
+  Written out;
+  out.files = static_cast<int64_t>(file_counter_);
+  out.bytes = closed_bytes_;
+  for (const auto* p : partition_order_) {
+    if (!p->file) continue;
+    auto position = p->file->sink->Tell();
+    if (position.ok()) out.bytes += *position;
+  }
+  return out;
+}
+
 arrow::Status DataWriterImpl::CloseFile(Partition* partition) {
   std::unique_ptr<OpenFile> file = std::move(partition->file);
   --open_files_;
@@ -575,6 +589,7 @@ arrow::Status DataWriterImpl::CloseFile(Partition* partition) {
   add.path = UriEncodePath(file->relative_path);
   add.partition_values = partition->values;
   add.size = info.size();
+  closed_bytes_ += add.size;
   add.modification_time = WallClockMillis();
   add.data_change = options_.data_change;
   add.stats = file->stats->ToJson();

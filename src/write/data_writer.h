@@ -68,6 +68,13 @@ class DataWriter {
   /// minValues, maxValues, nullCount, tightBounds; see FileStatsCollector), in file-creation
   /// order. Invalid when called twice or after Abort.
   virtual arrow::Result<std::vector<AddFile>> Finish() = 0;
+  /// What has reached storage so far: files started, and bytes written to them (closed files
+  /// whole, open ones up to their last flushed row group).
+  struct Written {
+    int64_t files = 0;
+    int64_t bytes = 0;
+  };
+  virtual Written WrittenSoFar() const = 0;
   /// Deletes every file written so far (used when the write fails before committing), also after
   /// Finish; the writer is unusable afterwards. Directories it created are left in place.
   virtual arrow::Status Abort() = 0;

@@ -151,6 +151,28 @@ TEST(WriteTable, InMemoryArrowTablesAreWrittenChunkByChunk) {
   EXPECT_TRUE(IsDeltaError(null_input.status(), DeltaErrorCode::kInvalidArgument));
 }
 
+TEST(WriteTable, ProgressEndsWithTheWrittenTotals) {
+  TempDir dir;
+  std::vector<WriteProgress> seen;
+  WriteOptions options;
+  options.partition_by = {"name"};
+  options.on_progress = [&](const WriteProgress& p) { seen.push_back(p); };
+  auto r = WriteTable(dir.str(), Rows(IdName(), {Longs({1, 2, 3}), Strings({"a", "b", "a"})}),
+                      options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(seen.empty());
+  for (size_t i = 1; i < seen.size(); ++i) {
+    EXPECT_GE(seen[i].rows, seen[i - 1].rows);
+    EXPECT_GE(seen[i].files, seen[i - 1].files);
+  }
+  const WriteProgress& last = seen.back();
+  EXPECT_TRUE(last.done);
+  EXPECT_EQ(last.rows, 3);
+  EXPECT_EQ(last.files, 2);
+  EXPECT_EQ(last.files, r->num_files);
+  EXPECT_EQ(last.bytes, r->num_bytes);
+}
+
 TEST(WriteTable, NotNullFieldsInsideStructsAreEnforced) {
   TempDir dir;
   CreateTableOptions opts;

@@ -4,6 +4,7 @@
 
 #include <arrow/api.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +17,14 @@ namespace deltacpp {
 
 /// How new data relates to the existing rows.
 enum class WriteMode { kAppend, kOverwrite };
+
+/// How far a write has got: input rows written, data files started and bytes written to them.
+struct WriteProgress {
+  int64_t rows = 0;
+  int64_t files = 0;
+  int64_t bytes = 0;
+  bool done = false;  ///< every data file is closed (the commit follows)
+};
 
 /// Write settings.
 struct WriteOptions {
@@ -42,6 +51,9 @@ struct WriteOptions {
   /// Parquet codec of the data files: snappy, zstd, gzip, lz4, brotli or uncompressed.
   std::string compression = "snappy";
   TransactionOptions transaction;
+  /// Called on the writing thread about every 200 ms while data is written, and once more when
+  /// every data file is closed (`done`). Optional.
+  std::function<void(const WriteProgress&)> on_progress;
 };
 
 /// Outcome of a write.

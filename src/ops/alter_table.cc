@@ -77,14 +77,6 @@ TransactionOptions RowFreeOptions(const TransactionOptions& options) {
   return out;
 }
 
-bool SameProtocol(const Protocol& a, const Protocol& b) {
-  auto fa = EffectiveFeatures(a), fb = EffectiveFeatures(b);
-  std::sort(fa.begin(), fa.end());
-  std::sort(fb.begin(), fb.end());
-  return a.min_reader_version == b.min_reader_version &&
-         a.min_writer_version == b.min_writer_version && fa == fb;
-}
-
 // Moves `p` to table-features writer version 7, listing every feature it supported.
 void ToWriterFeatures(Protocol* p) {
   if (p->min_writer_version == 7) return;

@@ -4,12 +4,14 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
 #include "util/clock.h"
 #include "deltacpp/error.h"
 #include "log/file_action_schema.h"
+#include "protocol/table_features.h"
 
 namespace deltacpp::internal {
 
@@ -104,6 +106,14 @@ arrow::Result<int64_t> IntProperty(const std::map<std::string, std::string>& pro
     return DeltaError(DeltaErrorCode::kInvalidArgument,
                       fmt::format("table property {}='{}' is not an integer", key, it->second));
   }
+}
+
+bool SameProtocol(const Protocol& a, const Protocol& b) {
+  auto fa = EffectiveFeatures(a), fb = EffectiveFeatures(b);
+  std::sort(fa.begin(), fa.end());
+  std::sort(fb.begin(), fb.end());
+  return a.min_reader_version == b.min_reader_version &&
+         a.min_writer_version == b.min_writer_version && fa == fb;
 }
 
 }  // namespace deltacpp::internal

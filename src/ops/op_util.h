@@ -37,4 +37,7 @@ std::string RowText(const arrow::RecordBatch& batch, int64_t row);
 arrow::Result<int64_t> IntProperty(const std::map<std::string, std::string>& props,
                                    const std::string& key, int64_t fallback);
 
+/// Same versions and the same features in force (in any order).
+bool SameProtocol(const Protocol& a, const Protocol& b);
+
 }  // namespace deltacpp::internal

@@ -19,6 +19,7 @@
 #include "ops/schema_alignment.h"
 #include "ops/table_definition.h"
 #include "protocol/schema_json.h"
+#include "protocol/table_features.h"
 #include "txn/writer_features.h"
 #include "util/uri.h"
 #include "write/data_writer.h"
@@ -449,6 +450,14 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   }
   if (snapshot && !new_protocol && !alignment.widened_columns.empty()) {
     new_protocol = ProtocolForTypeWidening(snapshot->protocol());
+  }
+  // A replaced or evolved schema may use types or column rules the table's protocol does not
+  // support yet (timestamp_ntz, say): raise it with the metadata, never lower it.
+  if (snapshot && metadata_changed) {
+    ARROW_ASSIGN_OR_RAISE(auto required, RequiredProtocol(*alignment.table_schema,
+                                                          metadata.configuration, {}));
+    Protocol merged = MergeProtocols(new_protocol.value_or(snapshot->protocol()), required);
+    if (!SameProtocol(merged, snapshot->protocol())) new_protocol = merged;
   }
   ARROW_ASSIGN_OR_RAISE(auto generated,
                         GeneratedColumns::Make(alignment.table_schema, *input_schema));

@@ -258,19 +258,30 @@ arrow::Status TransactionImpl::CheckChangeDataFeedColumns(const Metadata& metada
 }
 
 arrow::Status TransactionImpl::ValidateFileActions(const Metadata& metadata) const {
-  // partitionValues must name exactly the partition columns, by physical name.
-  ARROW_ASSIGN_OR_RAISE(auto schema, internal::SchemaFromDeltaJson(metadata.schema_string));
-  ARROW_ASSIGN_OR_RAISE(auto mode, internal::ParseColumnMappingMode(metadata.configuration));
-  std::set<std::string> expected;
-  for (const auto& name : metadata.partition_columns) {
-    auto field = schema->GetFieldByName(name);
-    if (!field) {
-      return Invalid(table_root_,
-                     fmt::format("partition column '{}' is not in the table schema", name));
+  // partitionValues must name exactly the partition columns, by physical name: those of the new
+  // metadata for added files, those the removed files were written under (the read snapshot's;
+  // a commit that replaces the definition removes files of the old layout) for removed ones.
+  auto partition_keys = [&](const Metadata& m) -> arrow::Result<std::set<std::string>> {
+    ARROW_ASSIGN_OR_RAISE(auto schema, internal::SchemaFromDeltaJson(m.schema_string));
+    ARROW_ASSIGN_OR_RAISE(auto mode, internal::ParseColumnMappingMode(m.configuration));
+    std::set<std::string> keys;
+    for (const auto& name : m.partition_columns) {
+      auto field = schema->GetFieldByName(name);
+      if (!field) {
+        return Invalid(table_root_,
+                       fmt::format("partition column '{}' is not in the table schema", name));
+      }
+      keys.insert(mode == ColumnMappingMode::kNone ? name : internal::PhysicalName(*field));
     }
-    expected.insert(mode == ColumnMappingMode::kNone ? name : internal::PhysicalName(*field));
+    return keys;
+  };
+  ARROW_ASSIGN_OR_RAISE(const auto added_keys, partition_keys(metadata));
+  std::set<std::string> removed_keys = added_keys;
+  if (read_snapshot_ && !removes_.empty()) {
+    ARROW_ASSIGN_OR_RAISE(removed_keys, partition_keys(read_snapshot_->metadata()));
   }
-  auto check_keys = [&](const std::string& path, const auto& values) -> arrow::Status {
+  auto check_keys = [&](const std::string& path, const auto& values,
+                        const std::set<std::string>& expected) -> arrow::Status {
     std::set<std::string> keys;
     for (const auto& [k, v] : values) keys.insert(k);
     if (keys != expected) {
@@ -285,7 +296,7 @@ arrow::Status TransactionImpl::ValidateFileActions(const Metadata& metadata) con
   };
   std::set<std::string> seen;
   for (const auto& a : adds_) {
-    ARROW_RETURN_NOT_OK(check_keys(a.path, a.partition_values));
+    ARROW_RETURN_NOT_OK(check_keys(a.path, a.partition_values, added_keys));
     if (!seen.insert(ConflictKey(a.path)).second) {
       return Invalid(table_root_, fmt::format("file {} is added twice in one commit", a.path));
     }
@@ -293,7 +304,7 @@ arrow::Status TransactionImpl::ValidateFileActions(const Metadata& metadata) con
   seen.clear();
   for (const auto& r : removes_) {
     if (!r.partition_values.empty() || r.extended_file_metadata) {
-      ARROW_RETURN_NOT_OK(check_keys(r.path, r.partition_values));
+      ARROW_RETURN_NOT_OK(check_keys(r.path, r.partition_values, removed_keys));
     }
     if (!seen.insert(ConflictKey(r.path)).second) {
       return Invalid(table_root_, fmt::format("file {} is removed twice in one commit", r.path));

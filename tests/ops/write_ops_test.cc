@@ -173,6 +173,70 @@ TEST(WriteTable, ProgressEndsWithTheWrittenTotals) {
   EXPECT_EQ(last.bytes, r->num_bytes);
 }
 
+TEST(WriteTable, OverwriteSchemaReplacesSchemaAndRows) {
+  TempDir dir;
+  WriteOptions partitioned;
+  partitioned.partition_by = {"name"};
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1, 2}), Strings({"a", "b"})}),
+                         partitioned)
+                  .ok());
+  auto other = arrow::schema({arrow::field("key", arrow::utf8()),
+                              arrow::field("at", arrow::timestamp(arrow::TimeUnit::MICRO))});
+  arrow::TimestampBuilder at(arrow::timestamp(arrow::TimeUnit::MICRO), arrow::default_memory_pool());
+  ASSERT_TRUE(at.Append(1'700'000'000'000'000).ok());
+  auto at_array = *at.Finish();
+
+  // Without overwriteSchema the new schema is a mismatch; overwriteSchema needs overwrite mode.
+  WriteOptions plain_overwrite;
+  plain_overwrite.mode = WriteMode::kOverwrite;
+  auto mismatch = WriteTable(dir.str(), Rows(other, {Strings({"k"}), at_array}), plain_overwrite);
+  EXPECT_TRUE(IsDeltaError(mismatch.status(), DeltaErrorCode::kSchemaMismatch))
+      << mismatch.status().ToString();
+  WriteOptions append_with_schema;
+  append_with_schema.overwrite_schema = true;
+  auto bad_mode = WriteTable(dir.str(), Rows(other, {Strings({"k"}), at_array}), append_with_schema);
+  EXPECT_TRUE(IsDeltaError(bad_mode.status(), DeltaErrorCode::kInvalidArgument));
+  EXPECT_EQ(testing::Latest(dir.str())->version(), 0);
+
+  WriteOptions replace = plain_overwrite;
+  replace.overwrite_schema = true;
+  auto r = WriteTable(dir.str(), Rows(other, {Strings({"k"}), at_array}), replace);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_removed_files, 2);
+  auto snapshot = testing::Latest(dir.str());
+  EXPECT_EQ(snapshot->version(), 1);
+  EXPECT_TRUE(snapshot->schema()->Equals(*other)) << snapshot->schema()->ToString();
+  // Without partition_by the new definition is unpartitioned, as in delta-spark.
+  EXPECT_TRUE(snapshot->partition_columns().empty());
+  // timestamp_ntz needs its table feature: the protocol was raised with the schema.
+  const auto& features = snapshot->protocol().writer_features;
+  ASSERT_TRUE(features.has_value());
+  EXPECT_NE(std::find(features->begin(), features->end(), "timestampNtz"), features->end());
+  EXPECT_EQ(ReadAll(dir.str()).size(), 1u);
+}
+
+TEST(WriteTable, MergeSchemaRaisesTheProtocolForANewTimestampNtzColumn) {
+  TempDir dir;
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({1}), Strings({"a"})}), {}).ok());
+  EXPECT_EQ(testing::Latest(dir.str())->protocol().min_writer_version, 2);
+  auto wider = arrow::schema({arrow::field("id", arrow::int64(), false),
+                              arrow::field("at", arrow::timestamp(arrow::TimeUnit::MICRO))});
+  arrow::TimestampBuilder at(arrow::timestamp(arrow::TimeUnit::MICRO), arrow::default_memory_pool());
+  ASSERT_TRUE(at.Append(0).ok());
+  WriteOptions merge;
+  merge.merge_schema = true;
+  auto r = WriteTable(dir.str(), Rows(wider, {Longs({2}), *at.Finish()}), merge);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const auto protocol = testing::Latest(dir.str())->protocol();
+  EXPECT_EQ(protocol.min_reader_version, 3);
+  EXPECT_EQ(protocol.min_writer_version, 7);
+  ASSERT_TRUE(protocol.reader_features.has_value());
+  EXPECT_NE(std::find(protocol.reader_features->begin(), protocol.reader_features->end(),
+                      "timestampNtz"),
+            protocol.reader_features->end());
+  EXPECT_EQ(ReadAll(dir.str()).size(), 2u);
+}
+
 TEST(WriteTable, NotNullFieldsInsideStructsAreEnforced) {
   TempDir dir;
   CreateTableOptions opts;

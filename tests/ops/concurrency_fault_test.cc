@@ -4,6 +4,7 @@
 // and that failed writes leave neither log entries nor data files behind.
 #include <dlfcn.h>
 #include <fmt/core.h>
+#include <arrow/io/memory.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -825,7 +826,10 @@ TEST_F(FaultInjection, LogDirectorySyncFailureAfterThePutKeepsCommittedFiles) {
 // ---------------------------------------------------------------------------------------------
 // 3b. Writers killed at a chosen step
 
-// Delegates to the local store and kills the process (SIGKILL) around one chosen put.
+// Delegates to the local store and kills the process (SIGKILL) around one chosen put. A kill
+// "during" a put-if-absent happens inside the local store's own streamed put, after half the
+// content went to its temporary file; for PutReplace (which has no streamed form) the half
+// temporary file is made here, as the store would name it.
 class CrashingLogStore final : public LogStore {
  public:
   enum class Call { kPutIfAbsent, kPutReplace };
@@ -846,11 +850,29 @@ class CrashingLogStore final : public LogStore {
     return inner_->Read(path);
   }
   arrow::Status PutIfAbsent(const std::string& path, std::string_view data) override {
-    return Step(Call::kPutIfAbsent, path, data,
-                [&] { return inner_->PutIfAbsent(path, data); });
+    return Step(Call::kPutIfAbsent, path, data, [&] { return inner_->PutIfAbsent(path, data); });
+  }
+  arrow::Status PutIfAbsentStreaming(const std::string& path,
+                                     const ContentWriter& write) override {
+    if (!Selected(Call::kPutIfAbsent)) return inner_->PutIfAbsentStreaming(path, write);
+    ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create());
+    ARROW_RETURN_NOT_OK(write(sink));
+    ARROW_ASSIGN_OR_RAISE(auto content, sink->Finish());
+    const std::string_view data(content->data_as<char>(), static_cast<size_t>(content->size()));
+    return Act(path, data, [&] { return inner_->PutIfAbsent(path, data); });
   }
   arrow::Status PutReplace(const std::string& path, std::string_view data) override {
-    return Step(Call::kPutReplace, path, data, [&] { return inner_->PutReplace(path, data); });
+    if (!Selected(Call::kPutReplace)) return inner_->PutReplace(path, data);
+    if (moment_ == Moment::kDuring) {
+      auto slash = path.rfind('/');
+      std::string temp = path.substr(0, slash + 1) + "." + path.substr(slash + 1) +
+                         ".00000000deadbeef.tmp";
+      std::ofstream out(temp, std::ios::binary);
+      out.write(data.data(), static_cast<std::streamsize>(data.size() / 2));
+      out.flush();
+      Die();
+    }
+    return Act(path, data, [&] { return inner_->PutReplace(path, data); });
   }
   arrow::Status Delete(const std::string& path) override { return inner_->Delete(path); }
   std::shared_ptr<arrow::fs::FileSystem> filesystem() const override {
@@ -863,19 +885,27 @@ class CrashingLogStore final : public LogStore {
     _exit(kChildUnexpected);
   }
 
+  // Counts the call; true when it is the one to crash in.
+  bool Selected(Call call) { return ++calls_[static_cast<int>(call)] == nth_ && call == call_; }
+
   template <typename Put>
   arrow::Status Step(Call call, const std::string& path, std::string_view data, const Put& put) {
-    int n = ++calls_[static_cast<int>(call)];
-    if (call != call_ || n != nth_) return put();
+    if (!Selected(call)) return put();
+    return Act(path, data, put);
+  }
+
+  // The chosen put: die before it, in the middle of the local store's streamed put of `data`,
+  // or after it.
+  template <typename Put>
+  arrow::Status Act(const std::string& path, std::string_view data, const Put& put) {
     if (moment_ == Moment::kBefore) Die();
     if (moment_ == Moment::kDuring) {
-      // What a crash in the middle of writing leaves: a partial hidden temporary file.
-      auto slash = path.rfind('/');
-      std::string temp = path.substr(0, slash + 1) + "." + path.substr(slash + 1) +
-                         ".00000000deadbeef.tmp";
-      std::ofstream out(temp, std::ios::binary);
-      out.write(data.data(), static_cast<std::streamsize>(data.size() / 2));
-      out.flush();
+      (void)inner_->PutIfAbsentStreaming(
+          path, [&](const std::shared_ptr<arrow::io::OutputStream>& out) -> arrow::Status {
+            ARROW_RETURN_NOT_OK(out->Write(data.data(), static_cast<int64_t>(data.size() / 2)));
+            ARROW_RETURN_NOT_OK(out->Flush());
+            Die();
+          });
       Die();
     }
     (void)put();
@@ -932,20 +962,14 @@ class WriterKilled : public ::testing::TestWithParam<KillStep> {
 TempDir* WriterKilled::template_dir_ = nullptr;
 std::string WriterKilled::template_;
 
-// The killed writer: writes its data files, then commits version 10 through the crashing store.
+// The killed writer: an ordinary append of two rows through a table handle on the crashing
+// store, so it writes its data file, then commits version 10 (which also writes a checkpoint).
 int KilledWriter(const std::string& root, const KillStep& step) {
   auto store = std::make_shared<CrashingLogStore>(step.call, step.nth, step.moment);
   auto table = DeltaTable::Open(root, store);
   if (!table.ok()) return kChildSetupFailed;
-  auto snapshot = (*table)->Latest();
-  if (!snapshot.ok() || (*snapshot)->version() != 9) return kChildSetupFailed;
-  auto adds = WriteDataFiles(**snapshot, Named({100, 101}));
-  if (!adds.ok()) return kChildSetupFailed;
-  auto txn = Transaction::Start(*table, *snapshot);
-  if (!txn.ok()) return kChildSetupFailed;
-  (*txn)->AddFiles(*adds);
-  auto committed = (*txn)->Commit("WRITE", {{"mode", "Append"}});
-  return committed.ok() ? kChildUnexpected : kChildWriteFailed;  // it should not get here
+  auto written = WriteTable(*table, One(Named({100, 101})), {});
+  return written.ok() ? kChildUnexpected : kChildWriteFailed;  // it should not get here
 }
 
 TEST_P(WriterKilled, TableStaysConsistentAndWritable) {
@@ -963,7 +987,15 @@ TEST_P(WriterKilled, TableStaysConsistentAndWritable) {
   std::map<int64_t, std::multiset<std::string>> rows;
   for (int64_t v = 0; v <= 12; ++v) rows[v] = RowsAt(v);
   ExpectVersions(root, latest, rows);
-  // A half-written file is never visible: the store lists only whole files.
+  // The kill really interrupted a put: its hidden temporary file is left behind...
+  if (step.moment == CrashingLogStore::Moment::kDuring) {
+    bool temp_left = false;
+    for (const auto& e : std::filesystem::directory_iterator(root + "/_delta_log")) {
+      temp_left |= IsHiddenTemp(e.path().filename().string());
+    }
+    EXPECT_TRUE(temp_left) << "no temporary file of the interrupted put";
+  }
+  // ...but a half-written file is never visible: the store lists only whole files.
   auto listed = MakeLocalLogStore()->List(root + "/_delta_log");
   ASSERT_TRUE(listed.ok());
   for (const auto& e : *listed) EXPECT_FALSE(IsHiddenTemp(e.path.substr(e.path.rfind('/') + 1)));

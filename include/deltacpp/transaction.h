@@ -99,10 +99,13 @@ class Transaction {
   /// Stages a domainMetadata action (the table must support `domainMetadata`; system domains
   /// `delta.*` are refused). One per domain (the last call wins).
   virtual void SetDomainMetadata(DomainMetadata domain) = 0;
+  /// Sets `commitInfo.tags[key] = value` (e.g. `delta.rowTracking.preserved`: "false" when the
+  /// commit copies rows without keeping their row ids).
+  virtual void SetCommitTag(std::string key, std::string value) = 0;
 
   /// Commits with commitInfo {timestamp, inCommitTimestamp when enabled, operation,
   /// operationParameters (values JSON-encoded), operationMetrics, readVersion, isolationLevel,
-  /// isBlindAppend, engineInfo, txnId}. On a lost race re-reads the winners, checks conflicts
+  /// isBlindAppend, tags when set, engineInfo, txnId}. On a lost race re-reads the winners, checks conflicts
   /// (typed errors: ConcurrentAppend, ConcurrentDeleteRead, ConcurrentDeleteDelete,
   /// MetadataChanged, ProtocolChanged, ConcurrentTransaction) and retries at the next version
   /// with backoff. Writes a checkpoint when `delta.checkpointInterval` says so. A failed commit

@@ -500,6 +500,13 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
       if (!outcome.ok()) return fail(outcome.status());
       replaced = std::move(*outcome);
       removes = std::move(replaced.removes);
+      // The rows copied out of partly replaced files get fresh row ids: on a row-tracking table
+      // the commit says so, as the protocol asks of a writer that does not materialise them.
+      const auto features = EffectiveFeatures(snapshot->protocol());
+      if (replaced.copied_rows > 0 &&
+          std::find(features.begin(), features.end(), "rowTracking") != features.end()) {
+        txn->SetCommitTag("delta.rowTracking.preserved", "false");
+      }
     } else if (!options.dynamic_partition_overwrite) {
       txn->ReadWholeTable();
       for (int64_t i = 0; i < snapshot->num_files(); ++i) {

@@ -132,6 +132,10 @@ class TransactionImpl final : public Transaction {
     domains_[std::move(key)] = std::move(domain);
   }
 
+  void SetCommitTag(std::string key, std::string value) override {
+    commit_tags_[std::move(key)] = std::move(value);
+  }
+
   arrow::Result<CommitResult> Commit(
       const std::string& operation, const std::map<std::string, std::string>& operation_parameters,
       const std::map<std::string, std::string>& operation_metrics) override;
@@ -181,6 +185,7 @@ class TransactionImpl final : public Transaction {
   std::vector<CdcFile> cdc_;
   std::map<std::string, Txn> txns_;
   std::map<std::string, DomainMetadata> domains_;
+  std::map<std::string, std::string> commit_tags_;
   // Materialised row-tracking column names used if the committed metaData needs new ones.
   std::string row_id_column_name_;
   std::string row_commit_version_column_name_;
@@ -386,6 +391,7 @@ std::string TransactionImpl::BuildCommit(
   info.isolation_level = internal::IsolationLevelName(isolation);
   info.is_blind_append = blind_append;
   info.user_metadata = options_.user_metadata;
+  info.tags = commit_tags_;
   info.engine_info = kEngineInfo;
   info.txn_id = txn_id;
 

@@ -410,3 +410,45 @@ TEST(RowTracking, TablesCreatedWithTheProperty) {
 
 }  // namespace
 }  // namespace deltacpp::testing
+
+namespace deltacpp::testing {
+namespace {
+
+// The commitInfo line of commit `version` of the table at `root`.
+std::string CommitInfoLine(const std::string& root, int64_t version) {
+  std::ifstream in(root + "/_delta_log/" + fmt::format("{:020d}.json", version));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (ActionName(line) == "commitInfo") return line;
+  }
+  return "";
+}
+
+TEST(RowTracking, CopyingRowsWithoutTheirIdsIsTaggedNotPreserved) {
+  TempDir dir;
+  WriteOptions create;
+  create.properties = {{"delta.enableRowTracking", "true"}};
+  ASSERT_TRUE(WriteTable(dir.str(), IdRows({1, 2, 3}), create).ok());
+  ASSERT_TRUE(WriteTable(dir.str(), IdRows({10}), WriteOptions{}).ok());
+  const std::string tag = R"("delta.rowTracking.preserved":"false")";
+  EXPECT_EQ(CommitInfoLine(dir.str(), 1).find(tag), std::string::npos);
+
+  // Replacing id 10 removes its whole file: no row is copied, nothing to tag.
+  WriteOptions whole;
+  whole.mode = WriteMode::kOverwrite;
+  whole.replace_where = "id = 10";
+  ASSERT_TRUE(WriteTable(dir.str(), IdRows({10}), whole).ok());
+  EXPECT_EQ(CommitInfoLine(dir.str(), 2).find(tag), std::string::npos);
+
+  // Replacing id 2 copies ids 1 and 3 into a new file with new row ids: tagged.
+  WriteOptions partial;
+  partial.mode = WriteMode::kOverwrite;
+  partial.replace_where = "id = 2";
+  ASSERT_TRUE(WriteTable(dir.str(), IdRows({2}), partial).ok());
+  const std::string info = CommitInfoLine(dir.str(), 3);
+  EXPECT_NE(info.find(tag), std::string::npos) << info;
+}
+
+}  // namespace
+}  // namespace deltacpp::testing
+

@@ -237,6 +237,41 @@ TEST(WriteTable, MergeSchemaRaisesTheProtocolForANewTimestampNtzColumn) {
   EXPECT_EQ(ReadAll(dir.str()).size(), 2u);
 }
 
+TEST(WriteTable, MergeSchemaAddsFieldsInsideStructs) {
+  TempDir dir;
+  auto a = arrow::field("a", arrow::int32());
+  auto b = arrow::field("b", arrow::utf8());
+  auto narrow = arrow::schema({arrow::field("id", arrow::int64()),
+                               arrow::field("s", arrow::struct_({a}))});
+  arrow::Int32Builder a1;
+  ASSERT_TRUE(a1.Append(1).ok());
+  auto s1 = *arrow::StructArray::Make({*a1.Finish()}, {a});
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(narrow, {Longs({1}), s1}), {}).ok());
+
+  auto wide = arrow::schema({arrow::field("id", arrow::int64()),
+                             arrow::field("s", arrow::struct_({a, b}))});
+  arrow::Int32Builder a2;
+  ASSERT_TRUE(a2.Append(2).ok());
+  auto s2 = *arrow::StructArray::Make({*a2.Finish(), Strings({"x"})}, {a, b});
+  auto without = WriteTable(dir.str(), Rows(wide, {Longs({2}), s2}), {});
+  EXPECT_TRUE(IsDeltaError(without.status(), DeltaErrorCode::kSchemaMismatch))
+      << without.status().ToString();
+  EXPECT_NE(without.status().message().find("'s'"), std::string::npos)
+      << without.status().ToString();
+  EXPECT_NE(without.status().message().find("b: string"), std::string::npos)
+      << without.status().ToString();
+
+  WriteOptions merge;
+  merge.merge_schema = true;
+  auto merged = WriteTable(dir.str(), Rows(wide, {Longs({2}), s2}), merge);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  auto schema = testing::Latest(dir.str())->schema();
+  EXPECT_TRUE(schema->GetFieldByName("s")->type()->Equals(arrow::struct_({a, b})))
+      << schema->ToString();
+  EXPECT_EQ(ReadAll(dir.str()), (std::multiset<std::string>{"1|{a:int32 = 1, b:string = null}",
+                                                     "2|{a:int32 = 2, b:string = x}"}));
+}
+
 TEST(WriteTable, NotNullFieldsInsideStructsAreEnforced) {
   TempDir dir;
   CreateTableOptions opts;

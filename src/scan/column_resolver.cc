@@ -48,7 +48,14 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformToLogical(
     const std::shared_ptr<arrow::Array>& array, const arrow::Field& logical,
     ColumnMappingMode mode) {
   const auto& want = logical.type();
-  if (array->type()->Equals(*want, /*check_metadata=*/false)) return array;
+  // Equals ignores the names of list elements and map entries, which differ between writers
+  // ("element" / "item", "key_value" / "entries" / "map"): nested columns are rebuilt with the
+  // logical type unless it matches exactly, so every batch of a scan has the scan's schema.
+  if (array->type()->Equals(*want, /*check_metadata=*/false) &&
+      (want->num_fields() == 0 || array->type()->ToString(/*show_metadata=*/false) ==
+                                      want->ToString(/*show_metadata=*/false))) {
+    return array;
+  }
   if (want->id() == arrow::Type::NA) return arrow::MakeArrayOfNull(want, array->length());
   switch (want->id()) {
     case arrow::Type::STRUCT: {

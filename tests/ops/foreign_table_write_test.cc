@@ -172,7 +172,11 @@ INSTANTIATE_TEST_SUITE_P(ForeignTables, AppendToCorpusTable,
                                            "dat-timestamp_ntz", "delta-golden-v2-checkpoint-parquet",
                                            "delta-rs-cdc_ict_table", "dat-check_constraints",
                                            "dat-multi_partitioned", "dat-partitioned_with_null",
-                                           "dat-nested_types", "delta-golden-dv-with-columnmapping"),
+                                           "dat-nested_types", "delta-golden-dv-with-columnmapping",
+                                           "dat-cdf", "kernel-rs-cdf-table-with-dv",
+                                           "delta-golden-basic-with-vacuum-protocol-check-feature",
+                                           "kernel-rs-type-widening",
+                                           "delta-golden-type-widening-nested"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            std::string name = info.param;
                            for (auto& c : name) {

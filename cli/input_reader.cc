@@ -10,7 +10,9 @@
 #include <parquet/arrow/reader.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <iostream>
+#include <set>
 
 #include "deltacpp/error.h"
 #include "deltacpp/table.h"
@@ -66,6 +68,72 @@ arrow::Result<std::shared_ptr<arrow::Array>> TextToTimestamps(const arrow::Array
 
 bool IsFlat(const arrow::DataType& t) {
   return t.id() != arrow::Type::STRUCT && t.id() != arrow::Type::LIST && t.id() != arrow::Type::MAP;
+}
+
+// Serves `head` first and then the rest of `tail`: lets the first block of a (possibly
+// unseekable) input be looked at before the real reader starts.
+class PrefixedInputStream : public arrow::io::InputStream {
+ public:
+  PrefixedInputStream(std::shared_ptr<arrow::Buffer> head,
+                      std::shared_ptr<arrow::io::InputStream> tail)
+      : head_(std::move(head)), tail_(std::move(tail)) {}
+  arrow::Status Close() override {
+    closed_ = true;
+    return tail_->Close();
+  }
+  bool closed() const override { return closed_; }
+  arrow::Result<int64_t> Tell() const override { return position_; }
+  arrow::Result<int64_t> Read(int64_t nbytes, void* out) override {
+    int64_t done = 0;
+    if (head_offset_ < head_->size()) {
+      done = std::min(nbytes, head_->size() - head_offset_);
+      std::memcpy(out, head_->data() + head_offset_, static_cast<size_t>(done));
+      head_offset_ += done;
+    }
+    if (done < nbytes) {
+      ARROW_ASSIGN_OR_RAISE(int64_t more,
+                            tail_->Read(nbytes - done, static_cast<uint8_t*>(out) + done));
+      done += more;
+    }
+    position_ += done;
+    return done;
+  }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> Read(int64_t nbytes) override {
+    ARROW_ASSIGN_OR_RAISE(auto buffer, arrow::AllocateResizableBuffer(nbytes));
+    ARROW_ASSIGN_OR_RAISE(int64_t n, Read(nbytes, buffer->mutable_data()));
+    ARROW_RETURN_NOT_OK(buffer->Resize(n));
+    return std::shared_ptr<arrow::Buffer>(std::move(buffer));
+  }
+
+ private:
+  std::shared_ptr<arrow::Buffer> head_;
+  int64_t head_offset_ = 0;
+  std::shared_ptr<arrow::io::InputStream> tail_;
+  int64_t position_ = 0;
+  bool closed_ = false;
+};
+
+// The keys the JSON lines of `block` use (up to its last complete line), as Arrow's reader
+// infers them. Empty when the block has no complete line.
+arrow::Result<std::set<std::string>> JsonKeys(const std::shared_ptr<arrow::Buffer>& block) {
+  std::string_view text(block->data_as<char>(), static_cast<size_t>(block->size()));
+  const auto last_newline = text.rfind('\n');
+  if (last_newline == std::string_view::npos) {
+    // A single line without a newline: all of it, if it is the whole input.
+    if (text.empty()) return std::set<std::string>{};
+  } else {
+    text = text.substr(0, last_newline + 1);
+  }
+  auto lines = std::make_shared<arrow::io::BufferReader>(
+      arrow::Buffer::FromString(std::string(text)));
+  ARROW_ASSIGN_OR_RAISE(auto reader, arrow::json::TableReader::Make(
+                                         arrow::default_memory_pool(), lines,
+                                         arrow::json::ReadOptions::Defaults(),
+                                         arrow::json::ParseOptions::Defaults()));
+  ARROW_ASSIGN_OR_RAISE(auto table, reader->Read());
+  std::set<std::string> keys;
+  for (const auto& f : table->schema()->fields()) keys.insert(f->name());
+  return keys;
 }
 
 // Relabels zone-less timestamp columns as the table's zoned type and names errors by file.
@@ -163,9 +231,22 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenOne(
     auto read = arrow::json::ReadOptions::Defaults();
     auto parse = arrow::json::ParseOptions::Defaults();
     if (table_schema) {
+      // Table types for the columns the input has; columns it leaves out stay out (rather than
+      // becoming all-null columns), so generated and identity columns are computed, as with a
+      // DataFrame that lacks them. Which keys the input has is read from its first block, the
+      // same block Arrow's reader infers other columns from.
+      ARROW_ASSIGN_OR_RAISE(auto head, stream->Read(read.block_size));
+      auto keys = JsonKeys(head);
+      if (!keys.ok()) {
+        return DeltaError(DeltaErrorCode::kInvalidArgument,
+                          fmt::format("cannot read input {}: {}", file, keys.status().message()));
+      }
+      stream = std::make_shared<PrefixedInputStream>(head, stream);
       arrow::FieldVector fields;
       for (const auto& f : table_schema->fields()) {
-        if (IsFlat(*f->type())) fields.push_back(f->WithType(ParseType(f->type())));
+        if (IsFlat(*f->type()) && keys->count(f->name())) {
+          fields.push_back(f->WithType(ParseType(f->type())));
+        }
       }
       parse.explicit_schema = arrow::schema(fields);
       parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;

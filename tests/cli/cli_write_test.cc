@@ -85,6 +85,24 @@ TEST_F(CliWriteTest, StdinNeedsAnInputFormat) {
   EXPECT_FALSE(std::filesystem::exists(table_ + "/_delta_log"));
 }
 
+TEST_F(CliWriteTest, JsonWithoutGeneratedOrIdentityColumnsLetsThemBeComputed) {
+  ASSERT_EQ(RunCli("create " + table_ +
+                       " --schema 'id BIGINT GENERATED ALWAYS AS IDENTITY, d DATE, "
+                       "y INT GENERATED ALWAYS AS (YEAR(d)), note STRING'",
+                   dir_)
+                .exit_code,
+            0);
+  // The keys the lines use decide the input's columns; `note` is missing too and reads null.
+  const std::string rows =
+      WriteJson("rows.json", "{\"d\": \"2024-02-03\"}\n{\"d\": \"1999-12-31\"}\n");
+  auto r = RunCli("write " + table_ + " --mode append " + rows, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto read = RunCli("read " + table_ + " --format csv --columns id,d,y,note", dir_);
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_NE(read.out.find("1,2024-02-03,2024,\n"), std::string::npos) << read.out;
+  EXPECT_NE(read.out.find("2,1999-12-31,1999,\n"), std::string::npos) << read.out;
+}
+
 TEST_F(CliWriteTest, IdempotentWriteReportsTheSkip) {
   const std::string rows = WriteJson("rows.json", "{\"id\": 1}\n{\"id\": 2}\n");
   const std::string txn = " --txn-app-id loader --txn-version 3 ";

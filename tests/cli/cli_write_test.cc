@@ -115,7 +115,8 @@ TEST_F(CliWriteTest, IdempotentWriteReportsTheSkip) {
                          dir_);
     ASSERT_EQ(repeat.exit_code, 0) << repeat.err;
     EXPECT_EQ(repeat.out,
-              std::string("skipped: version ") + version + " of app 'loader' is already in the table\n");
+              std::string("skipped: version ") + version +
+                  " of app 'loader' is already in the table\n");
   }
   EXPECT_EQ(Latest(table_)->version(), 0);
 }

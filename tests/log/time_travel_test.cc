@@ -90,6 +90,99 @@ TEST(InCommitTimestampTravel, UsesInCommitTimestampsNotFileTimes) {
   EXPECT_EQ(snap->timestamp_ms(), kT0 + 1'000);
 }
 
+// In-commit timestamps enabled at version 3 of a table that existed without them: versions
+// 0..2 are dated by their file times, 3..5 by commitInfo.inCommitTimestamp.
+class InCommitTimestampsEnabledLater : public ::testing::Test {
+ protected:
+  static constexpr int64_t kIct3 = kT0 + 30'000;
+  static constexpr int64_t kIct4 = kT0 + 40'000;
+  static constexpr int64_t kIct5 = kT0 + 50'000;
+
+  // `late_file_times`: the commit files of 3..5 are dated after every in-commit timestamp
+  // (kT0 + 100..120 s); otherwise between version 2's file time and kIct3 (kT0 + 21..23 s).
+  void Write(bool late_file_times) {
+    const std::string& root = dir_.str();
+    WriteCommit(root, 0, {ProtocolLine(), MetadataLine(), AddLine("a.parquet")});
+    WriteCommit(root, 1, {AddLine("b.parquet")});
+    WriteCommit(root, 2, {AddLine("c.parquet")});
+    auto ci = [](int64_t ict, int64_t ts) {
+      return fmt::format(
+          R"({{"commitInfo":{{"inCommitTimestamp":{},"timestamp":{},"operation":"WRITE"}}}})", ict,
+          ts);
+    };
+    const std::string conf = fmt::format(
+        R"({{"delta.enableInCommitTimestamps":"true","delta.inCommitTimestampEnablementVersion":"3","delta.inCommitTimestampEnablementTimestamp":"{}"}})",
+        kIct3);
+    WriteCommit(root, 3,
+                {ci(kIct3, kIct3),
+                 R"({"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":["appendOnly","invariants","inCommitTimestamp"]}})",
+                 MetadataLine(R"({"name":"id","type":"long","nullable":true,"metadata":{}})", "[]",
+                              conf),
+                 AddLine("d.parquet")});
+    WriteCommit(root, 4, {ci(kIct4, kIct4), AddLine("e.parquet")});
+    WriteCommit(root, 5, {ci(kIct5, kIct5), AddLine("f.parquet")});
+    SetCommitTime(root, 0, kT0);
+    SetCommitTime(root, 1, kT0 + 10'000);
+    SetCommitTime(root, 2, kT0 + 20'000);
+    const int64_t base = late_file_times ? kT0 + 100'000 : kT0 + 21'000;
+    const int64_t step = late_file_times ? 10'000 : 1'000;
+    for (int64_t v = 3; v <= 5; ++v) SetCommitTime(root, v, base + (v - 3) * step);
+    table_ = *DeltaTable::Open(root);
+  }
+
+  TempDir dir_;
+  std::shared_ptr<DeltaTable> table_;
+};
+
+TEST_F(InCommitTimestampsEnabledLater, FileTimesBeforeEnablementInCommitTimestampsAfter) {
+  Write(/*late_file_times=*/true);
+  EXPECT_TRUE(IsDeltaError(table_->VersionAtTimestamp(kT0 - 1).status(),
+                           DeltaErrorCode::kTimestampOutOfRange));
+  EXPECT_EQ(*table_->VersionAtTimestamp(kT0), 0);
+  EXPECT_EQ(*table_->VersionAtTimestamp(kT0 + 10'000), 1);
+  EXPECT_EQ(*table_->VersionAtTimestamp(kT0 + 25'000), 2);
+  EXPECT_EQ(*table_->VersionAtTimestamp(kIct3 - 1), 2);
+  EXPECT_EQ(*table_->VersionAtTimestamp(kIct3), 3);
+  EXPECT_EQ(*table_->VersionAtTimestamp(kIct4 + 5'000), 4);
+  EXPECT_EQ(*table_->VersionAtTimestamp(kIct5), 5);
+  // Version 5's file is dated kT0 + 120 s, but its commit time is kIct5: later is after the
+  // latest commit.
+  for (int64_t ts : {kIct5 + 1, kT0 + 105'000, kT0 + 120'000}) {
+    SCOPED_TRACE(ts);
+    EXPECT_TRUE(IsDeltaError(table_->VersionAtTimestamp(ts).status(),
+                             DeltaErrorCode::kTimestampOutOfRange));
+  }
+  auto snap = table_->SnapshotAtTimestamp(kIct4 + 1);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ((*snap)->version(), 4);
+  EXPECT_EQ((*snap)->num_files(), 5);
+  EXPECT_EQ((*snap)->timestamp_ms(), kIct4);
+  auto v2 = table_->SnapshotAt(2);
+  ASSERT_TRUE(v2.ok());
+  EXPECT_EQ((*v2)->timestamp_ms(), kT0 + 20'000);
+}
+
+TEST_F(InCommitTimestampsEnabledLater, EnabledCommitsAreNotDatedByEarlierFileTimes) {
+  Write(/*late_file_times=*/false);
+  // Versions 3..5 have files dated kT0 + 21..23 s, before their in-commit timestamps.
+  EXPECT_EQ(*table_->VersionAtTimestamp(kT0 + 22'500), 2);
+  EXPECT_EQ(*table_->VersionAtTimestamp(kIct3 - 1), 2);
+  EXPECT_EQ(*table_->VersionAtTimestamp(kIct3 + 1), 3);
+  EXPECT_EQ(*table_->VersionAtTimestamp(kIct5 + 0), 5);
+}
+
+TEST_F(InCommitTimestampsEnabledLater, HistoryDatesEachCommitTheSameWay) {
+  Write(/*late_file_times=*/true);
+  auto history = table_->History();
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  ASSERT_EQ(history->size(), 6u);
+  const std::vector<int64_t> expected = {kIct5, kIct4, kIct3, kT0 + 20'000, kT0 + 10'000, kT0};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ((*history)[i].version, 5 - static_cast<int64_t>(i));
+    EXPECT_EQ((*history)[i].timestamp_ms, expected[i]) << "version " << (*history)[i].version;
+  }
+}
+
 TEST(TimestampText, IsoFormsParseToUtcMillis) {
   EXPECT_EQ(*ParseTimestampMillis("2023-11-14T22:13:20Z"), kT0);
   EXPECT_EQ(*ParseTimestampMillis("2023-11-14 22:13:20"), kT0);

@@ -7,6 +7,7 @@ import datetime as dt
 import decimal
 import json
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -105,18 +106,38 @@ def norm_value(v):
         return v.astimezone(dt.timezone.utc).replace(tzinfo=None)
     if isinstance(v, decimal.Decimal):
         return v.normalize() if v == v else v
-    if isinstance(v, dict):
-        return tuple(sorted((k, norm_value(x)) for k, x in v.items()))
+    if isinstance(v, tuple) and hasattr(v, "asDict"):   # a Spark Row: a struct value
+        v = v.asDict(recursive=False)
+    if isinstance(v, dict):   # a struct (Arrow) or a map (Spark, or Arrow via _maps_as_dicts)
+        return tuple(sorted((norm_value(k), norm_value(x)) for k, x in v.items()))
     if isinstance(v, (list, tuple)):
         return tuple(norm_value(x) for x in v)
+    return v
+
+
+def _maps_as_dicts(v, ty: "pa.DataType"):
+    """An Arrow value as Spark's Row.asDict() gives it: maps (lists of (key, value) pairs in
+    to_pylist()) become dicts, so that both readers' maps normalise alike whatever the order
+    of their entries."""
+    if v is None:
+        return None
+    if pa.types.is_map(ty):
+        return {_maps_as_dicts(k, ty.key_type): _maps_as_dicts(x, ty.item_type) for k, x in v}
+    if pa.types.is_struct(ty):
+        return {f.name: _maps_as_dicts(v[f.name], f.type) for f in ty}
+    if pa.types.is_list(ty) or pa.types.is_large_list(ty) or pa.types.is_list_view(ty):
+        return [_maps_as_dicts(x, ty.value_type) for x in v]
     return v
 
 
 def arrow_rows(t: pa.Table, cols: list[str]) -> list[tuple]:
     missing = [c for c in cols if c not in t.column_names]
     assert not missing, f"columns {missing} missing from {t.column_names}"
-    data = t.select(cols).to_pylist()
-    return [tuple(norm_value(r[c]) for c in cols) for r in data]
+    t = t.select(cols)
+    types = [t.schema.field(c).type for c in cols]
+    data = t.to_pylist()
+    return [tuple(norm_value(_maps_as_dicts(r[c], ty)) for c, ty in zip(cols, types))
+            for r in data]
 
 
 def spark_rows(df, cols: list[str]) -> list[tuple]:
@@ -136,6 +157,8 @@ def assert_same_rows(expected: list[tuple], actual: list[tuple], what: str):
 
 
 _SPARK_TYPE = {"long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint"}
+# Delta's names for the integer types inside a nested type string, e.g. struct<a:integer>
+_NESTED_INT = re.compile(r"(?<=[<:,])(long|integer|short|byte)(?=[>,]|$)")
 
 
 def cpp_columns(table, version=None) -> dict[str, tuple[str, bool]]:
@@ -148,7 +171,8 @@ def cpp_columns(table, version=None) -> dict[str, tuple[str, bool]]:
             if typ.endswith(" NOT NULL"):
                 typ, nullable = typ[: -len(" NOT NULL")], False
             typ = typ.strip().lower()
-            out[k[len("column "):]] = (_SPARK_TYPE.get(typ, typ), nullable)
+            typ = _NESTED_INT.sub(lambda m: _SPARK_TYPE[m.group(1)], _SPARK_TYPE.get(typ, typ))
+            out[k[len("column "):]] = (typ, nullable)
     return out
 
 
@@ -156,17 +180,35 @@ def spark_columns(df) -> dict[str, tuple[str, bool]]:
     return {f.name: (f.dataType.simpleString(), f.nullable) for f in df.schema.fields}
 
 
+def arrow_type_name(ty: "pa.DataType") -> str:
+    """An Arrow type as text, nested fields with their nullability ("?" when nullable), the
+    same for the same logical type in another physical layout (large/view strings and binaries
+    and lists) and whatever the names of list elements and map entries."""
+    def field(f):
+        return arrow_type_name(f.type) + ("?" if f.nullable else "")
+    if pa.types.is_large_string(ty) or pa.types.is_string_view(ty):
+        return "string"
+    if pa.types.is_large_binary(ty) or pa.types.is_binary_view(ty):
+        return "binary"
+    if pa.types.is_struct(ty):
+        return "struct<" + ", ".join(f"{f.name}: {field(f)}" for f in ty) + ">"
+    if pa.types.is_map(ty):
+        return f"map<{field(ty.key_field)}, {field(ty.item_field)}>"
+    if pa.types.is_list(ty) or pa.types.is_large_list(ty) or pa.types.is_list_view(ty):
+        return f"list<{field(ty.value_field)}>"
+    return str(ty)
+
+
 def arrow_columns(t: pa.Table) -> dict[str, tuple[str, bool]]:
-    out = {}
-    for f in t.schema:
-        ty = f.type
-        # the same logical type in another physical Arrow layout
-        if pa.types.is_large_string(ty) or pa.types.is_string_view(ty):
-            ty = pa.string()
-        if pa.types.is_large_binary(ty) or pa.types.is_binary_view(ty):
-            ty = pa.binary()
-        out[f.name] = (str(ty), f.nullable)
-    return out
+    return {f.name: (arrow_type_name(f.type), f.nullable) for f in t.schema}
+
+
+def spark_arrow_columns(df) -> dict[str, tuple[str, bool]]:
+    """Spark's schema of DF as Arrow types (pyspark's own mapping), in arrow_columns' form:
+    the nullability of nested fields, array elements and map values included."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    return {f.name: (arrow_type_name(f.type), f.nullable)
+            for f in to_arrow_schema(df.schema, timezone="UTC")}
 
 
 def compare_version_with_rs(table, version, check_nullability=True):
@@ -302,6 +344,21 @@ def compare_versions_all(spark, table, versions, notes=None, rs=True, check_null
             what = f" ({notes[v]})" if notes and v in notes else ""
             failures.append(f"version {v}{what}: {_short(e)}")
     assert not failures, "\n".join(failures)
+
+
+def assert_history_agrees(spark, table):
+    """`deltacpp history`, Spark DESCRIBE HISTORY and delta-rs DeltaTable.history() list the
+    same versions with the same operations."""
+    mine = {int(h["version"]): h["operation"] for h in cpp_history(table)}
+    rows = spark.sql(f"DESCRIBE HISTORY delta.`{table}`").select("version", "operation").collect()
+    spark_ops = {r.version: r.operation for r in rows}
+    rs_ops = {int(h["version"]): h.get("operation") for h in rs_table(table).history()}
+    assert mine, f"{table}: deltacpp history is empty"
+    diff = [f"version {v}: deltacpp {mine.get(v)!r}, Spark {spark_ops.get(v)!r}, "
+            f"delta-rs {rs_ops.get(v)!r}"
+            for v in sorted(set(mine) | set(spark_ops) | set(rs_ops))
+            if not mine.get(v) == spark_ops.get(v) == rs_ops.get(v)]
+    assert not diff, f"{table}: histories differ:\n  " + "\n  ".join(diff)
 
 
 def log_versions_on_disk(table) -> list[int]:

@@ -19,20 +19,20 @@ namespace deltacpp::internal {
 
 namespace {
 
-// Key of a file action: the decoded path plus the deletion vector's unique id.
+// Key of a file action: the canonical path (CanonicalFilePath) plus the deletion vector's
+// unique id.
 class FileKeyReader {
  public:
-  explicit FileKeyReader(const arrow::RecordBatch& batch)
-      : path_(static_cast<const arrow::StringArray&>(*batch.column(kPathCol))),
+  FileKeyReader(const arrow::RecordBatch& batch, std::string_view table_root)
+      : table_root_(table_root),
+        path_(static_cast<const arrow::StringArray&>(*batch.column(kPathCol))),
         dv_(static_cast<const arrow::StructArray&>(*batch.column(kDeletionVectorCol))),
         storage_(static_cast<const arrow::StringArray&>(*dv_.field(kDvStorageType))),
         dv_path_(static_cast<const arrow::StringArray&>(*dv_.field(kDvPathOrInlineDv))),
         offset_(static_cast<const arrow::Int32Array&>(*dv_.field(kDvOffset))) {}
 
   std::string Key(int64_t i) const {
-    std::string_view raw = path_.GetView(i);
-    std::string key = raw.find('%') == std::string_view::npos ? std::string(raw)
-                                                               : UriDecodePath(raw);
+    std::string key = CanonicalFilePath(path_.GetView(i), table_root_);
     if (dv_.IsValid(i)) {
       key.push_back('\0');
       key.append(storage_.GetView(i));
@@ -46,6 +46,7 @@ class FileKeyReader {
   }
 
  private:
+  std::string_view table_root_;
   const arrow::StringArray& path_;
   const arrow::StructArray& dv_;
   const arrow::StringArray& storage_;
@@ -172,7 +173,7 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
     const auto& batch = it->file_actions;
     if (!batch) continue;
     const auto& is_add = static_cast<const arrow::BooleanArray&>(*batch->column(kNumFileActionColumns));
-    FileKeyReader keys(*batch);
+    FileKeyReader keys(*batch, root);
     std::vector<bool> keep(batch->num_rows(), false);
     int64_t kept = 0;
     for (int pass = 0; pass < 2; ++pass) {
@@ -197,7 +198,7 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
       live.push_back(batch);
       continue;
     }
-    FileKeyReader keys(*batch);
+    FileKeyReader keys(*batch, root);
     std::vector<bool> keep(batch->num_rows(), false);
     int64_t kept = 0;
     for (int64_t i = 0; i < batch->num_rows(); ++i) {

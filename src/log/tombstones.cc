@@ -23,13 +23,12 @@ namespace {
 constexpr int kIsAddCol = kNumFileActionColumns;
 constexpr int kDeletionTimestampCol = kNumFileActionColumns + 1;
 
-// (decoded path, deletion vector id) of row `i`: the reconciliation key of a file action.
-std::string FileKey(const arrow::RecordBatch& batch, int64_t i) {
+// (canonical path, deletion vector id) of row `i`: the reconciliation key of a file action, as
+// in replay.
+std::string FileKey(const arrow::RecordBatch& batch, int64_t i, std::string_view table_root) {
   const auto& paths = static_cast<const arrow::StringArray&>(*batch.column(kPathCol));
   const auto& dv = static_cast<const arrow::StructArray&>(*batch.column(kDeletionVectorCol));
-  std::string_view raw = paths.GetView(i);
-  std::string key = raw.find('%') == std::string_view::npos ? std::string(raw)
-                                                             : UriDecodePath(raw);
+  std::string key = CanonicalFilePath(paths.GetView(i), table_root);
   if (dv.IsValid(i)) {
     const auto& storage = static_cast<const arrow::StringArray&>(*dv.field(kDvStorageType));
     const auto& where = static_cast<const arrow::StringArray&>(*dv.field(kDvPathOrInlineDv));
@@ -58,6 +57,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> Select(
 // batch are recorded before any remove is looked at (one commit: an add and a remove of the
 // same key leave the file live). Rows whose path is null are not actions and are skipped.
 arrow::Status CollectTombstones(const std::shared_ptr<arrow::RecordBatch>& batch,
+                                std::string_view table_root,
                                 int64_t cutoff_ms, std::unordered_set<std::string>* seen,
                                 std::vector<std::shared_ptr<arrow::RecordBatch>>* out) {
   if (!batch || batch->num_rows() == 0) return arrow::Status::OK();
@@ -66,13 +66,15 @@ arrow::Status CollectTombstones(const std::shared_ptr<arrow::RecordBatch>& batch
   const auto& deleted_at = static_cast<const arrow::Int64Array&>(*batch->column(kDeletionTimestampCol));
   const int64_t n = batch->num_rows();
   for (int64_t i = 0; i < n; ++i) {
-    if (paths.IsValid(i) && is_add.IsValid(i) && is_add.Value(i)) seen->insert(FileKey(*batch, i));
+    if (paths.IsValid(i) && is_add.IsValid(i) && is_add.Value(i)) {
+      seen->insert(FileKey(*batch, i, table_root));
+    }
   }
   std::vector<bool> keep(static_cast<size_t>(n), false);
   int64_t kept = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (paths.IsNull(i) || (is_add.IsValid(i) && is_add.Value(i))) continue;
-    if (!seen->insert(FileKey(*batch, i)).second) continue;
+    if (!seen->insert(FileKey(*batch, i, table_root)).second) continue;
     const int64_t ts = deleted_at.IsValid(i) ? deleted_at.Value(i) : 0;
     if (ts > cutoff_ms) {
       keep[static_cast<size_t>(i)] = true;
@@ -244,7 +246,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> LoadTombstones(LogStore& stor
   std::unordered_set<std::string> seen;
   std::vector<std::shared_ptr<arrow::RecordBatch>> kept;
   for (auto it = commit_files.rbegin(); it != commit_files.rend(); ++it) {
-    ARROW_RETURN_NOT_OK(CollectTombstones(*it, retention_cutoff_ms, &seen, &kept));
+    ARROW_RETURN_NOT_OK(CollectTombstones(*it, root, retention_cutoff_ms, &seen, &kept));
     it->reset();
   }
 
@@ -267,7 +269,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> LoadTombstones(LogStore& stor
     for (const auto& batch : removes.batches) {
       // A checkpoint holds each key at most once, so the order among its rows does not matter;
       // its adds are not read (a valid checkpoint never holds a key as both).
-      ARROW_RETURN_NOT_OK(CollectTombstones(batch, retention_cutoff_ms, &seen, &kept));
+      ARROW_RETURN_NOT_OK(CollectTombstones(batch, root, retention_cutoff_ms, &seen, &kept));
     }
   }
 

@@ -1,5 +1,8 @@
 #include "protocol/path_encoding.h"
 
+#include <cctype>
+#include <filesystem>
+
 #include "util/uri.h"
 
 namespace deltacpp::internal {
@@ -83,6 +86,33 @@ bool IsAbsoluteUri(std::string_view path) {
     if (!is_alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.') return false;
   }
   return true;
+}
+
+std::string CanonicalFilePath(std::string_view path, std::string_view table_root) {
+  if (path.find_first_of("%:") == std::string_view::npos && !path.starts_with("/")) {
+    return std::string(path);
+  }
+  const bool has_scheme = IsAbsoluteUri(path);
+  if (!has_scheme && !path.starts_with("/")) return UriDecodePath(path);
+  auto local = LocalPathFromUri(path);
+  if (!local.ok()) {
+    // Another scheme, a remote host or a malformed escape: decoded text, scheme case-folded.
+    std::string out = UriDecodePath(path);
+    if (has_scheme) {
+      for (size_t i = 0; i < out.size() && out[i] != ':'; ++i) {
+        out[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(out[i])));
+      }
+    }
+    return out;
+  }
+  std::string normal = std::filesystem::path(*local).lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  if (table_root == "/") return normal.size() > 1 ? normal.substr(1) : normal;
+  if (!table_root.empty() && normal.size() > table_root.size() + 1 &&
+      std::string_view(normal).starts_with(table_root) && normal[table_root.size()] == '/') {
+    return normal.substr(table_root.size() + 1);
+  }
+  return normal;
 }
 
 }  // namespace deltacpp::internal

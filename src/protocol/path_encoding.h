@@ -20,6 +20,15 @@ std::string UriEncodePath(std::string_view path);
 /// `__HIVE_DEFAULT_PARTITION__` for null values.
 std::string EscapePartitionValueForPath(std::string_view value);
 
+/// The reconciliation key of an add/remove `path` in the table at `table_root` (an absolute,
+/// lexically normal local path): two spellings of one file give the same key. A relative path
+/// is percent-decoded. A `file:` URI (`file:/p`, `file:///p`, `file://localhost/p`) or an
+/// absolute path `/p` is decoded and normalised; when it lies inside `table_root` the key is
+/// its decoded path relative to the root, so it equals the relative spelling. Other schemes are
+/// decoded with the scheme in lower case. A plain relative path (no `%` or `:`, not starting with
+/// `/`) is returned as is without further work: that is the common case, kept cheap.
+std::string CanonicalFilePath(std::string_view path, std::string_view table_root);
+
 /// True when `path` starts with a URI scheme (`[A-Za-z][A-Za-z0-9+.-]+:`), e.g. `file:/x` or `s3://b/k`.
 /// A single letter followed by `:` (a Windows drive) is not a scheme.
 bool IsAbsoluteUri(std::string_view path);

@@ -11,8 +11,11 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <arrow/util/decimal.h>
+
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +27,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "deltacpp/api.h"
@@ -232,13 +236,20 @@ ExpectedDoc ParseExpectedDoc(const fs::path& path) {
 // ---------------------------------------------------------------------------------------------
 // Exclusions: tables that fail because of a feature the library does not support.
 
+/// One line of exclusions.txt.
+struct Exclusion {
+  std::string feature;  ///< the unsupported feature; the table's errors must name it
+  std::string reason;   ///< free text after the feature
+};
+
 struct Exclusions {
-  std::map<std::string, std::string> reasons;  ///< id -> reason
-  std::vector<std::string> problems;           ///< malformed lines, missing file
+  std::map<std::string, Exclusion> entries;  ///< id -> exclusion
+  std::vector<std::string> problems;         ///< malformed lines, missing file
 };
 
 fs::path ExclusionsPath() { return fs::path(__FILE__).parent_path() / "exclusions.txt"; }
 
+/// Reads exclusions.txt: `<id> <feature> <reason>` per line, `#` starts a comment line.
 const Exclusions& LoadedExclusions() {
   static const Exclusions exclusions = [] {
     Exclusions out;
@@ -254,15 +265,18 @@ const Exclusions& LoadedExclusions() {
       ++number;
       std::string text = Trim(line);
       if (text.empty() || text.front() == '#') continue;
-      size_t space = text.find_first_of(" \t");
-      std::string id = text.substr(0, space);
-      std::string reason = space == std::string::npos ? std::string() : Trim(text.substr(space));
-      if (reason.empty()) {
-        out.problems.push_back(
-            fmt::format("{}:{}: `{}` has no reason naming the unsupported feature", path.string(),
-                        number, id));
+      std::istringstream words(text);
+      std::string id;
+      Exclusion exclusion;
+      words >> id >> exclusion.feature;
+      std::getline(words, exclusion.reason);
+      exclusion.reason = Trim(exclusion.reason);
+      if (exclusion.feature.empty() || exclusion.reason.empty()) {
+        out.problems.push_back(fmt::format(
+            "{}:{}: `{}` must be followed by the unsupported feature's name and a reason",
+            path.string(), number, id));
       }
-      if (!out.reasons.emplace(id, reason).second) {
+      if (!out.entries.emplace(id, exclusion).second) {
         out.problems.push_back(fmt::format("{}:{}: `{}` is listed twice", path.string(), number, id));
       }
     }
@@ -471,28 +485,53 @@ std::vector<std::string> RenderRows(const arrow::Table& ours) {
 /// reader returns for every non-null entry.
 using Corrections = std::map<std::string, std::string>;
 
-/// Errata of the corpus's reference data, each stated in the table's EXPECTED.md.
-struct ReferenceErratum {
-  std::string_view table_id;
-  std::string_view column;
-  std::string_view corrected;
+/// Errata of the corpus: a machine-readable value (of the reference parquet or of EXPECTED.md)
+/// that the table's own EXPECTED.md notes say is wrong. Every correction lives in kErrata, and
+/// each entry quotes the EXPECTED.md sentence that documents it (checked verbatim by
+/// ConformanceErrata.EachEntryQuotesItsTable), so nothing is corrected on our own authority.
+enum class ErratumKind {
+  kReferenceColumn,  ///< every non-null value of `column` of the reference parquet is `corrected`
+  kLiveFilesLatest,  ///< "live files at latest" of EXPECTED.md is `corrected`
 };
 
-// data-reader-partition-values: the reference parquet was written in a UTC-7 session, so its
-// as_timestamp holds 18:11:11Z, while the log's zone-less partition value "2021-09-08 11:11:11"
-// is UTC; EXPECTED.md says to treat 11:11:11Z as correct.
-constexpr ReferenceErratum kReferenceErrata[] = {
-    {"delta-golden-data-reader-partition-values", "as_timestamp", "2021-09-08 11:11:11.000000"},
+struct Erratum {
+  std::string_view table_id;
+  ErratumKind kind;
+  std::string_view column;  ///< kReferenceColumn only
+  std::string_view corrected;
+  std::string_view quote;  ///< verbatim text of the table's EXPECTED.md stating the right value
+};
+
+constexpr Erratum kErrata[] = {
+    // The reference parquet was written in a UTC-7 session, so its as_timestamp holds
+    // 18:11:11Z, while the log's zone-less partition value "2021-09-08 11:11:11" is UTC.
+    {"delta-golden-data-reader-partition-values", ErratumKind::kReferenceColumn, "as_timestamp",
+     "2021-09-08 11:11:11.000000", "Treat 11:11:11Z as correct"},
+    // v0 adds `/some/unqualified/absolute/path`, v1 removes `file:/some/unqualified/absolute/
+    // path`: one file, so nothing is live at v1 (the machine-readable count says 1).
+    {"delta-golden-canonicalized-paths-normal-a", ErratumKind::kLiveFilesLatest, "", "0",
+     "the latest snapshot (v1) must contain ZERO files"},
 };
 
 Corrections CorrectionsFor(std::string_view table_id) {
   Corrections corrections;
-  for (const ReferenceErratum& erratum : kReferenceErrata) {
-    if (erratum.table_id == table_id) {
+  for (const Erratum& erratum : kErrata) {
+    if (erratum.table_id == table_id && erratum.kind == ErratumKind::kReferenceColumn) {
       corrections.emplace(Lower(erratum.column), std::string(erratum.corrected));
     }
   }
   return corrections;
+}
+
+/// The live-file count a correct reader has at the latest version: EXPECTED.md's machine-readable
+/// line unless kErrata corrects it.
+std::optional<int64_t> LiveFilesLatest(std::string_view table_id, std::optional<int64_t> stated) {
+  for (const Erratum& erratum : kErrata) {
+    if (erratum.table_id == table_id && erratum.kind == ErratumKind::kLiveFilesLatest) {
+      return ParseInt(erratum.corrected);
+    }
+  }
+  return stated;
 }
 
 /// Canonical rows of a reference table, its columns matched to `ours` by name (ignoring case)
@@ -575,6 +614,39 @@ std::string ListRows(const std::vector<std::string>& rows) {
   return text;
 }
 
+/// The first differing rows of two sorted multisets, or nullopt when they are equal.
+std::optional<std::string> DiffSortedRows(const std::vector<std::string>& ours,
+                                          const std::vector<std::string>& expected,
+                                          std::string_view what) {
+  if (ours == expected) return std::nullopt;
+  constexpr size_t kShown = 5;
+  std::vector<std::string> only_ours;
+  std::vector<std::string> only_expected;
+  size_t count_ours = 0;
+  size_t count_expected = 0;
+  auto a = ours.begin();
+  auto b = expected.begin();
+  while (a != ours.end() || b != expected.end()) {
+    if (b == expected.end() || (a != ours.end() && *a < *b)) {
+      if (only_ours.size() < kShown) only_ours.push_back(*a);
+      ++count_ours;
+      ++a;
+    } else if (a == ours.end() || *b < *a) {
+      if (only_expected.size() < kShown) only_expected.push_back(*b);
+      ++count_expected;
+      ++b;
+    } else {
+      ++a;
+      ++b;
+    }
+  }
+  return fmt::format(
+      "we read {} rows, {} has {}; {} rows only in ours, {} only in the expectation\n    first "
+      "rows only in ours:{}\n    first rows only in the expectation:{}",
+      ours.size(), what, expected.size(), count_ours, count_expected, ListRows(only_ours),
+      ListRows(only_expected));
+}
+
 /// Compares `ours` with the parquet files in `dir` as unordered multisets of rows.
 std::optional<std::string> CompareWithReference(const arrow::Table& ours, const fs::path& dir,
                                                 const Corrections& corrections) {
@@ -593,35 +665,789 @@ std::optional<std::string> CompareWithReference(const arrow::Table& ours, const 
   std::vector<std::string> our_rows = RenderRows(ours);
   std::sort(our_rows.begin(), our_rows.end());
   std::sort(expected_rows.begin(), expected_rows.end());
-  if (our_rows == expected_rows) return std::nullopt;
+  auto diff = DiffSortedRows(our_rows, expected_rows, "the reference");
+  if (!diff) return std::nullopt;
+  return fmt::format("rows differ from the reference data in {} (columns: {}): {}", dir.string(),
+                     ours.schema()->ToString(), *diff);
+}
 
-  constexpr size_t kShown = 5;
-  std::vector<std::string> only_ours;
-  std::vector<std::string> only_expected;
-  size_t count_ours = 0;
-  size_t count_expected = 0;
-  auto a = our_rows.begin();
-  auto b = expected_rows.begin();
-  while (a != our_rows.end() || b != expected_rows.end()) {
-    if (b == expected_rows.end() || (a != our_rows.end() && *a < *b)) {
-      if (only_ours.size() < kShown) only_ours.push_back(*a);
-      ++count_ours;
-      ++a;
-    } else if (a == our_rows.end() || *b < *a) {
-      if (only_expected.size() < kShown) only_expected.push_back(*b);
-      ++count_expected;
-      ++b;
+// ---------------------------------------------------------------------------------------------
+// Rows and files quoted in EXPECTED.md
+//
+// EXPECTED.md quotes the rows some source tests expect, as pipe tables or `+---+` tables in code
+// fences after an "expects" note; they are parsed at test time. Rows quoted in prose are
+// transcribed into quoted_rows.txt beside this file, each table's entry quoting the EXPECTED.md
+// text it comes from. A block is compared with our read as an unordered multiset of rows of
+// its columns only. Quoted values are normalised by the type of our column (numbers by value,
+// timestamps as instants, decimals at the column's scale), see CanonicalQuoted().
+
+/// One quoted table of rows (or of live files).
+struct QuotedBlock {
+  std::string source;              ///< where it was read, for messages
+  std::optional<int64_t> version;  ///< nullopt: the latest snapshot
+  std::string filter;              ///< a row filter the quote's source test applied, if any
+  bool files = false;              ///< live files (path, size, modificationTime), not rows
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+/// Cell texts with a meaning of their own. A bare empty cell (arrow pretty-print style) stands
+/// for a null or an empty string; `NULL` for a null; `""` for an empty string; in file blocks
+/// `*` matches anything and a path ending in `...` matches by prefix.
+constexpr std::string_view kNullCell = "NULL";
+constexpr std::string_view kEmptyStringCell = "\"\"";
+constexpr std::string_view kAnyCell = "*";
+
+bool IsNullCell(std::string_view cell) {
+  return cell == kNullCell || cell == "null" || cell == "None";
+}
+
+/// True for `+---+` borders and `|---|` separator lines.
+bool IsSeparatorLine(std::string_view line) {
+  return line.find_first_not_of("|-:+ ") == std::string_view::npos;
+}
+
+/// Turns the table lines of one block (pipe rows, `+---+` borders, `|---|` separators) into
+/// columns and rows; false when it holds no header.
+bool ParseTableLines(const std::vector<std::string>& lines, QuotedBlock& block) {
+  bool header = false;
+  for (const std::string& line : lines) {
+    if (IsSeparatorLine(line)) continue;
+    std::vector<std::string> cells = SplitCells(line);
+    // SplitCells drops a trailing empty cell ("| 2 |  |"): count the bars instead.
+    const size_t bars = static_cast<size_t>(std::count(line.begin(), line.end(), '|'));
+    if (bars >= 2) cells.resize(bars - 1);
+    if (!header) {
+      block.columns = std::move(cells);
+      header = true;
     } else {
-      ++a;
-      ++b;
+      block.rows.push_back(std::move(cells));
     }
   }
-  return fmt::format(
-      "rows differ from the reference data in {}: we read {} rows, the reference has {}; "
-      "{} rows only in ours, {} only in the reference (columns: {})\n    first rows only in "
-      "ours:{}\n    first rows only in the reference:{}",
-      dir.string(), our_rows.size(), expected_rows.size(), count_ours, count_expected,
-      ours.schema()->ToString(), ListRows(only_ours), ListRows(only_expected));
+  return header;
+}
+
+/// The row blocks quoted in code fences of the "Notes and expectations" section.
+std::vector<QuotedBlock> QuotedBlocksOfExpectedMd(const fs::path& path) {
+  std::vector<QuotedBlock> blocks;
+  std::ifstream in(path);
+  std::string line;
+  bool in_notes = false;
+  bool in_fence = false;
+  bool expects = false;  // the prose before the fence announces expected rows
+  std::vector<std::string> table;
+  int number = 0;
+  int table_line = 0;
+  auto flush = [&] {
+    if (table.empty()) return;
+    QuotedBlock block;
+    block.source = fmt::format("{}:{}", path.string(), table_line);
+    if (ParseTableLines(table, block)) blocks.push_back(std::move(block));
+    table.clear();
+  };
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.rfind("## ", 0) == 0) {
+      flush();
+      in_notes = line.find("Notes and expectations") != std::string::npos;
+      in_fence = false;
+      continue;
+    }
+    if (!in_notes) continue;
+    if (line.rfind("```", 0) == 0) {
+      flush();
+      in_fence = !in_fence;
+      if (!in_fence) expects = false;
+      continue;
+    }
+    if (!in_fence) {
+      if (!Trim(line).empty()) expects = Lower(line).find("expect") != std::string::npos;
+      continue;
+    }
+    const std::string text = Trim(line);
+    if (expects && (text.rfind("|", 0) == 0 || text.rfind("+", 0) == 0)) {
+      if (table.empty()) table_line = number;
+      table.push_back(text);
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return blocks;
+}
+
+/// The `+---+` table of expected/<id>/expected-table.txt (an arrow pretty-print of the latest
+/// snapshot), when there is one.
+std::optional<QuotedBlock> ExpectedTableText(const fs::path& expected_dir) {
+  const fs::path path = expected_dir / "expected-table.txt";
+  std::error_code ec;
+  if (expected_dir.empty() || !fs::is_regular_file(path, ec)) return std::nullopt;
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!Trim(line).empty()) lines.push_back(Trim(line));
+  }
+  QuotedBlock block;
+  block.source = path.string();
+  if (!ParseTableLines(lines, block)) return std::nullopt;
+  return block;
+}
+
+/// One table's entry of quoted_rows.txt.
+struct Transcription {
+  std::vector<std::string> quotes;  ///< EXPECTED.md text the rows are transcribed from
+  std::vector<QuotedBlock> blocks;
+};
+
+struct Transcriptions {
+  std::map<std::string, Transcription> tables;
+  std::vector<std::string> problems;
+};
+
+fs::path TranscriptionsPath() { return fs::path(__FILE__).parent_path() / "quoted_rows.txt"; }
+
+/// Reads quoted_rows.txt (format described at its top).
+const Transcriptions& LoadedTranscriptions() {
+  static const Transcriptions transcriptions = [] {
+    Transcriptions out;
+    const fs::path path = TranscriptionsPath();
+    std::ifstream in(path);
+    if (!in) {
+      out.problems.push_back(fmt::format("cannot read {}", path.string()));
+      return out;
+    }
+    Transcription* current = nullptr;
+    QuotedBlock* block = nullptr;
+    std::vector<std::string> table;
+    auto flush = [&] {
+      if (block != nullptr && !table.empty() && !ParseTableLines(table, *block)) {
+        out.problems.push_back(fmt::format("{}: a block has no header", block->source));
+      }
+      table.clear();
+    };
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      const std::string text = Trim(line);
+      const std::string where = fmt::format("{}:{}", path.string(), number);
+      if (text.empty() || text.front() == '#') continue;
+      std::istringstream words(text);
+      std::string keyword;
+      words >> keyword;
+      if (keyword == "table") {
+        flush();
+        std::string id;
+        words >> id;
+        current = &out.tables[id];
+        block = nullptr;
+        continue;
+      }
+      if (current == nullptr) {
+        out.problems.push_back(where + ": text before the first `table` line");
+        continue;
+      }
+      if (keyword == "quote") {
+        current->quotes.push_back(Trim(text.substr(keyword.size())));
+      } else if (keyword == "rows" || keyword == "files") {
+        flush();
+        QuotedBlock b;
+        b.source = where;
+        b.files = keyword == "files";
+        std::string word;
+        bool ok = true;
+        while (ok && words >> word) {
+          if (word == "at") {
+            std::string version;
+            words >> version;
+            ok = ParseInt(version).has_value();
+            b.version = ParseInt(version);
+          } else if (word == "where" && !b.files) {
+            std::getline(words, b.filter);
+            b.filter = Trim(b.filter);
+            ok = !b.filter.empty();
+          } else {
+            ok = false;
+          }
+        }
+        if (!ok) {
+          out.problems.push_back(where + ": expected `rows [at <version>] [where <predicate>]` "
+                                         "or `files [at <version>]`");
+        }
+        current->blocks.push_back(std::move(b));
+        block = &current->blocks.back();
+      } else if (keyword == "seq") {
+        // seq <first> <last> [except a,b,...] [not-multiple-of K]: one row per integer.
+        flush();
+        std::string first;
+        std::string last;
+        words >> first >> last;
+        std::set<int64_t> except;
+        std::optional<int64_t> not_multiple_of;
+        std::string option;
+        bool ok = ParseInt(first) && ParseInt(last) && block != nullptr &&
+                  block->columns.size() == 1;
+        while (ok && words >> option) {
+          std::string value;
+          words >> value;
+          if (option == "except") {
+            std::stringstream list(value);
+            std::string item;
+            while (std::getline(list, item, ',')) {
+              if (auto n = ParseInt(item)) {
+                except.insert(*n);
+              } else {
+                ok = false;
+              }
+            }
+          } else if (option == "not-multiple-of" && ParseInt(value) && *ParseInt(value) > 0) {
+            not_multiple_of = ParseInt(value);
+          } else {
+            ok = false;
+          }
+        }
+        if (!ok) {
+          out.problems.push_back(where + ": malformed `seq` (or not in a one-column block)");
+          continue;
+        }
+        for (int64_t n = *ParseInt(first); n <= *ParseInt(last); ++n) {
+          if (except.count(n) > 0 || (not_multiple_of && n % *not_multiple_of == 0)) continue;
+          block->rows.push_back({std::to_string(n)});
+        }
+      } else if (text.front() == '|') {
+        if (block == nullptr) {
+          out.problems.push_back(where + ": a table line outside a `rows` or `files` block");
+          continue;
+        }
+        if (!block->columns.empty()) {
+          // Header already read: a row.
+          std::vector<std::string> cells = SplitCells(text);
+          const size_t bars = static_cast<size_t>(std::count(text.begin(), text.end(), '|'));
+          if (bars >= 2) cells.resize(bars - 1);
+          block->rows.push_back(std::move(cells));
+        } else {
+          table.push_back(text);
+          flush();
+        }
+      } else {
+        out.problems.push_back(where + ": unknown line: " + text);
+      }
+    }
+    flush();
+    for (const auto& [id, t] : out.tables) {
+      if (t.quotes.empty()) out.problems.push_back(fmt::format("{}: `{}` has no quote", path.string(), id));
+      for (const QuotedBlock& b : t.blocks) {
+        if (b.columns.empty()) out.problems.push_back(b.source + ": block without a header");
+        for (const auto& row : b.rows) {
+          if (row.size() != b.columns.size()) {
+            out.problems.push_back(fmt::format("{}: a row of {} cells under {} columns",
+                                               b.source, row.size(), b.columns.size()));
+          }
+        }
+      }
+    }
+    return out;
+  }();
+  return transcriptions;
+}
+
+/// `text` with every run of whitespace made one space, for verbatim quote checks.
+std::string CollapseSpace(std::string_view text) {
+  std::string out;
+  bool space = false;
+  for (char ch : text) {
+    if (std::isspace(static_cast<unsigned char>(ch))) {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out.push_back(' ');
+    space = false;
+    out.push_back(ch);
+  }
+  return out;
+}
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+/// True when `quote` appears in the table's EXPECTED.md (whitespace runs compared as one space).
+bool ExpectedMdQuotes(const fs::path& table_dir, std::string_view quote) {
+  return CollapseSpace(ReadText(table_dir / "EXPECTED.md")).find(CollapseSpace(quote)) !=
+         std::string::npos;
+}
+
+// --- value normalisation -------------------------------------------------------------------
+
+constexpr std::string_view kNullToken = "<null>";
+
+std::string ShortestDouble(double value) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, end);
+}
+
+std::string ShortestFloat(float value) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, end);
+}
+
+/// An instant as `YYYY-MM-DD HH:MM:SS.nnnnnnnnn` (the canonical timestamp text).
+std::string FormatInstant(int64_t seconds, int64_t nanos) {
+  int64_t days = seconds / 86400;
+  int64_t second_of_day = seconds % 86400;
+  if (second_of_day < 0) {
+    second_of_day += 86400;
+    --days;
+  }
+  const std::chrono::year_month_day date{std::chrono::sys_days{std::chrono::days{days}}};
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:09}", static_cast<int>(date.year()),
+                     static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                     second_of_day / 3600, second_of_day / 60 % 60, second_of_day % 60, nanos);
+}
+
+/// Parses `YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|+HH:MM|-HH:MM| UTC]` into the canonical
+/// instant text (a zone-less value is read as UTC / wall clock).
+std::optional<std::string> ParseInstant(std::string_view text) {
+  int year = 0;
+  unsigned month = 0;
+  unsigned day = 0;
+  int hour = 0;
+  int minute = 0;
+  int second = 0;
+  int64_t nanos = 0;
+  int offset_minutes = 0;
+  size_t pos = 0;
+  auto number = [&](size_t digits, auto& out) {
+    if (pos + digits > text.size()) return false;
+    int value = 0;
+    for (size_t i = 0; i < digits; ++i) {
+      char ch = text[pos + i];
+      if (ch < '0' || ch > '9') return false;
+      value = value * 10 + (ch - '0');
+    }
+    out = static_cast<std::remove_reference_t<decltype(out)>>(value);
+    pos += digits;
+    return true;
+  };
+  auto expect = [&](char ch) {
+    if (pos < text.size() && text[pos] == ch) {
+      ++pos;
+      return true;
+    }
+    return false;
+  };
+  if (!number(4, year) || !expect('-') || !number(2, month) || !expect('-') || !number(2, day)) {
+    return std::nullopt;
+  }
+  if (pos < text.size() && (text[pos] == 'T' || text[pos] == ' ') && pos + 1 < text.size() &&
+      std::isdigit(static_cast<unsigned char>(text[pos + 1]))) {
+    ++pos;
+    if (!number(2, hour) || !expect(':') || !number(2, minute)) return std::nullopt;
+    if (expect(':')) {
+      if (!number(2, second)) return std::nullopt;
+      if (expect('.')) {
+        int digits = 0;
+        while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
+          if (digits < 9) nanos = nanos * 10 + (text[pos] - '0');
+          ++digits;
+          ++pos;
+        }
+        if (digits == 0) return std::nullopt;
+        for (int i = digits; i < 9; ++i) nanos *= 10;
+      }
+    }
+  }
+  std::string_view zone = text.substr(pos);
+  if (zone == "Z" || zone == " UTC" || zone == "UTC" || zone.empty()) {
+  } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
+    int h = 0;
+    int m = 0;
+    pos += 1;
+    if (!number(2, h) || !expect(':') || !number(2, m)) return std::nullopt;
+    offset_minutes = (zone[0] == '+' ? 1 : -1) * (h * 60 + m);
+  } else {
+    return std::nullopt;
+  }
+  const std::chrono::year_month_day date{std::chrono::year{year}, std::chrono::month{month},
+                                         std::chrono::day{day}};
+  if (!date.ok()) return std::nullopt;
+  const int64_t days = std::chrono::sys_days{date}.time_since_epoch().count();
+  const int64_t seconds =
+      days * 86400 + hour * 3600 + minute * 60 + second - int64_t{offset_minutes} * 60;
+  return FormatInstant(seconds, nanos);
+}
+
+std::vector<std::string> CanonicalValues(const std::shared_ptr<arrow::Array>& array);
+
+/// One value in arrow's pretty-print style (nulls empty, `{name: value}` structs, `[a, b]`
+/// lists, `{key: value}` maps, binary as lower-case hex), as the corpus's `+---+` tables show
+/// nested values.
+std::string PrettyValue(const arrow::Array& array, int64_t i) {
+  if (array.IsNull(i)) return "";
+  const arrow::DataType& type = *array.type();
+  switch (type.id()) {
+    case arrow::Type::EXTENSION:
+      return PrettyValue(*static_cast<const arrow::ExtensionArray&>(array).storage(), i);
+    case arrow::Type::STRUCT: {
+      const auto& s = static_cast<const arrow::StructArray&>(array);
+      std::string text = "{";
+      for (int f = 0; f < s.num_fields(); ++f) {
+        if (f > 0) text += ", ";
+        text += type.field(f)->name() + ": " + PrettyValue(*s.field(f), i);
+      }
+      return text + "}";
+    }
+    case arrow::Type::MAP: {
+      const auto& m = static_cast<const arrow::MapArray&>(array);
+      std::string text = "{";
+      for (int64_t j = m.value_offset(i); j < m.value_offset(i) + m.value_length(i); ++j) {
+        if (j > m.value_offset(i)) text += ", ";
+        text += PrettyValue(*m.keys(), j) + ": " + PrettyValue(*m.items(), j);
+      }
+      return text + "}";
+    }
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST: {
+      std::shared_ptr<arrow::Array> values;
+      int64_t begin = 0;
+      int64_t length = 0;
+      if (type.id() == arrow::Type::LIST) {
+        const auto& l = static_cast<const arrow::ListArray&>(array);
+        values = l.values();
+        begin = l.value_offset(i);
+        length = l.value_length(i);
+      } else {
+        const auto& l = static_cast<const arrow::LargeListArray&>(array);
+        values = l.values();
+        begin = l.value_offset(i);
+        length = l.value_length(i);
+      }
+      std::string text = "[";
+      for (int64_t j = begin; j < begin + length; ++j) {
+        if (j > begin) text += ", ";
+        text += PrettyValue(*values, j);
+      }
+      return text + "]";
+    }
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE: {
+      std::string text = CanonicalValues(array.Slice(i, 1))[0];
+      if (text.find_first_of(".eEna") == std::string::npos) text += ".0";
+      return text;
+    }
+    default:
+      return CanonicalValues(array.Slice(i, 1))[0];
+  }
+}
+
+/// Canonical text of every value of `array` (kNullToken for nulls): integers and decimals as
+/// arrow prints them, floating point as the shortest text that reads back, timestamps via
+/// FormatInstant, dates as YYYY-MM-DD, binary as lower-case hex, nested values pretty-printed.
+std::vector<std::string> CanonicalValues(const std::shared_ptr<arrow::Array>& array) {
+  const int64_t n = array->length();
+  std::vector<std::string> out(n);
+  const arrow::DataType& type = *array->type();
+  for (int64_t i = 0; i < n; ++i) {
+    if (array->IsNull(i)) out[i] = kNullToken;
+  }
+  switch (type.id()) {
+    case arrow::Type::NA:
+      return out;
+    case arrow::Type::FLOAT: {
+      const auto& values = static_cast<const arrow::FloatArray&>(*array);
+      for (int64_t i = 0; i < n; ++i) {
+        if (values.IsValid(i)) out[i] = ShortestFloat(values.Value(i));
+      }
+      return out;
+    }
+    case arrow::Type::DOUBLE: {
+      const auto& values = static_cast<const arrow::DoubleArray&>(*array);
+      for (int64_t i = 0; i < n; ++i) {
+        if (values.IsValid(i)) out[i] = ShortestDouble(values.Value(i));
+      }
+      return out;
+    }
+    case arrow::Type::TIMESTAMP: {
+      const auto& ts_type = static_cast<const arrow::TimestampType&>(type);
+      int64_t per_second = 1;
+      switch (ts_type.unit()) {
+        case arrow::TimeUnit::SECOND: break;
+        case arrow::TimeUnit::MILLI: per_second = 1000; break;
+        case arrow::TimeUnit::MICRO: per_second = 1000000; break;
+        case arrow::TimeUnit::NANO: per_second = 1000000000; break;
+      }
+      const auto& values = static_cast<const arrow::TimestampArray&>(*array);
+      for (int64_t i = 0; i < n; ++i) {
+        if (!values.IsValid(i)) continue;
+        int64_t seconds = values.Value(i) / per_second;
+        int64_t fraction = values.Value(i) % per_second;
+        if (fraction < 0) {
+          fraction += per_second;
+          --seconds;
+        }
+        out[i] = FormatInstant(seconds, fraction * (1000000000 / per_second));
+      }
+      return out;
+    }
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::FIXED_SIZE_BINARY: {
+      for (int64_t i = 0; i < n; ++i) {
+        if (array->IsNull(i)) continue;
+        std::string_view bytes;
+        if (type.id() == arrow::Type::BINARY) {
+          bytes = static_cast<const arrow::BinaryArray&>(*array).GetView(i);
+        } else if (type.id() == arrow::Type::LARGE_BINARY) {
+          bytes = static_cast<const arrow::LargeBinaryArray&>(*array).GetView(i);
+        } else {
+          bytes = static_cast<const arrow::FixedSizeBinaryArray&>(*array).GetView(i);
+        }
+        out[i] = Hex(bytes).substr(2);
+      }
+      return out;
+    }
+    case arrow::Type::STRUCT:
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST:
+    case arrow::Type::MAP:
+    case arrow::Type::EXTENSION:
+      for (int64_t i = 0; i < n; ++i) {
+        if (array->IsValid(i)) out[i] = PrettyValue(*array, i);
+      }
+      return out;
+    default:
+      break;
+  }
+  auto as_text = arrow::compute::Cast(*array, arrow::utf8());
+  for (int64_t i = 0; i < n; ++i) {
+    if (array->IsNull(i)) continue;
+    if (as_text.ok()) {
+      out[i] = static_cast<const arrow::StringArray&>(**as_text).GetString(i);
+    } else {
+      auto scalar = array->GetScalar(i);
+      out[i] = scalar.ok() ? (*scalar)->ToString() : std::string("<unrenderable>");
+    }
+  }
+  return out;
+}
+
+/// The canonical text of a quoted cell for a column of `type` (see CanonicalValues), or an
+/// error saying why the cell cannot be such a value.
+arrow::Result<std::string> CanonicalQuoted(const std::string& cell, const arrow::DataType& type) {
+  if (IsNullCell(cell)) return std::string(kNullToken);
+  if (cell == kEmptyStringCell) return std::string();
+  std::string text = cell;
+  auto invalid = [&]() {
+    return arrow::Status::Invalid("quoted value `", cell, "` is not a ", type.ToString());
+  };
+  switch (type.id()) {
+    case arrow::Type::BOOL: {
+      text = Lower(text);
+      if (text != "true" && text != "false") return invalid();
+      return text;
+    }
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::INT32:
+    case arrow::Type::INT64:
+    case arrow::Type::UINT8:
+    case arrow::Type::UINT16:
+    case arrow::Type::UINT32:
+    case arrow::Type::UINT64: {
+      if (!text.empty() && text.back() == 'L') text.pop_back();  // Scala long literal
+      auto value = ParseInt(text);
+      if (!value) return invalid();
+      return std::to_string(*value);
+    }
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE: {
+      if (!text.empty() && (text.back() == 'f' || text.back() == 'F' || text.back() == 'd')) {
+        text.pop_back();
+      }
+      char* end = nullptr;
+      if (type.id() == arrow::Type::FLOAT) {
+        const float value = std::strtof(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size()) return invalid();
+        return ShortestFloat(value);
+      }
+      const double value = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size()) return invalid();
+      return ShortestDouble(value);
+    }
+    case arrow::Type::DECIMAL128: {
+      const auto& dec = static_cast<const arrow::Decimal128Type&>(type);
+      arrow::Decimal128 value;
+      int32_t precision = 0;
+      int32_t scale = 0;
+      if (!arrow::Decimal128::FromString(text, &value, &precision, &scale).ok()) return invalid();
+      auto rescaled = value.Rescale(scale, dec.scale());
+      if (!rescaled.ok()) return invalid();
+      return rescaled->ToString(dec.scale());
+    }
+    case arrow::Type::DATE32:
+    case arrow::Type::DATE64: {
+      auto instant = ParseInstant(text);
+      if (!instant || instant->substr(10) != " 00:00:00.000000000") return invalid();
+      return instant->substr(0, 10);
+    }
+    case arrow::Type::TIMESTAMP: {
+      auto instant = ParseInstant(text);
+      if (!instant) return invalid();
+      return *instant;
+    }
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::FIXED_SIZE_BINARY:
+      text = Lower(text);
+      if (text.rfind("0x", 0) == 0) text = text.substr(2);
+      return text;
+    default:
+      return text;
+  }
+}
+
+/// Compares the columns `block` names of `ours` with its rows, as unordered multisets.
+std::optional<std::string> CompareQuotedRows(const arrow::Table& ours, const QuotedBlock& block) {
+  std::vector<std::shared_ptr<arrow::ChunkedArray>> columns;
+  for (const std::string& name : block.columns) {
+    int found = -1;
+    for (int c = 0; c < ours.num_columns(); ++c) {
+      if (Lower(ours.schema()->field(c)->name()) == Lower(name)) found = c;
+    }
+    if (found < 0) {
+      return fmt::format("quoted column `{}` is not in our result (our schema: {})", name,
+                         ours.schema()->ToString());
+    }
+    columns.push_back(ours.column(found));
+  }
+  std::vector<std::string> expected(block.rows.size());
+  std::vector<std::string> actual(static_cast<size_t>(ours.num_rows()));
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const arrow::DataType& type = *columns[c]->type();
+    // A bare empty cell cannot tell a null from an empty string: neither can this column.
+    bool blur_empty = false;
+    for (const auto& row : block.rows) blur_empty = blur_empty || row[c].empty();
+    for (size_t r = 0; r < block.rows.size(); ++r) {
+      std::string value;
+      if (block.rows[r][c].empty()) {
+        value = "";
+      } else {
+        auto canonical = CanonicalQuoted(block.rows[r][c], type);
+        if (!canonical.ok()) {
+          return fmt::format("column `{}`: {}", block.columns[c], canonical.status().message());
+        }
+        value = *canonical;
+      }
+      if (blur_empty && value == kNullToken) value = "";
+      if (c > 0) expected[r] += kColumnSeparator;
+      expected[r] += value;
+    }
+    size_t r = 0;
+    for (const auto& chunk : columns[c]->chunks()) {
+      for (std::string& value : CanonicalValues(chunk)) {
+        if (blur_empty && value == kNullToken) value = "";
+        if (c > 0) actual[r] += kColumnSeparator;
+        actual[r] += value;
+        ++r;
+      }
+    }
+  }
+  std::sort(expected.begin(), expected.end());
+  std::sort(actual.begin(), actual.end());
+  return DiffSortedRows(actual, expected,
+                        fmt::format("the quote (columns {})", fmt::join(block.columns, ", ")));
+}
+
+/// Compares the live files of a snapshot with a `files` block: each quoted file must match one
+/// live file (path equal to the log's path or to its decoded form, or a prefix ending in `...`;
+/// size and modificationTime by value; `*` matches anything), and no live file may be left over.
+std::optional<std::string> CompareQuotedFiles(const arrow::RecordBatch& files,
+                                              const QuotedBlock& block) {
+  std::vector<std::vector<std::string>> live(static_cast<size_t>(files.num_rows()));
+  for (const std::string& name : block.columns) {
+    auto column = files.GetColumnByName(name);
+    if (!column) return fmt::format("live files have no column `{}`", name);
+    std::vector<std::string> values = CanonicalValues(column);
+    for (size_t r = 0; r < live.size(); ++r) live[r].push_back(values[r]);
+  }
+  auto decoded = [](const std::string& path) {
+    std::string out;
+    for (size_t i = 0; i < path.size(); ++i) {
+      if (path[i] == '%' && i + 2 < path.size() && std::isxdigit(static_cast<unsigned char>(path[i + 1])) &&
+          std::isxdigit(static_cast<unsigned char>(path[i + 2]))) {
+        out.push_back(static_cast<char>(std::stoi(path.substr(i + 1, 2), nullptr, 16)));
+        i += 2;
+      } else {
+        out.push_back(path[i]);
+      }
+    }
+    return out;
+  };
+  auto matches = [&](const std::vector<std::string>& quoted, const std::vector<std::string>& ours) {
+    for (size_t c = 0; c < quoted.size(); ++c) {
+      const std::string& q = quoted[c];
+      if (q == kAnyCell) continue;
+      if (block.columns[c] == "path") {
+        const bool prefix = q.size() > 3 && q.compare(q.size() - 3, 3, "...") == 0;
+        const std::string stem = prefix ? q.substr(0, q.size() - 3) : q;
+        bool ok = false;
+        for (const std::string& p : {ours[c], decoded(ours[c])}) {
+          ok = ok || (prefix ? p.rfind(stem, 0) == 0 : p == stem);
+        }
+        if (!ok) return false;
+      } else if (q != ours[c]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  std::vector<bool> used(live.size(), false);
+  std::vector<std::string> unmatched;
+  for (const auto& quoted : block.rows) {
+    bool found = false;
+    for (size_t r = 0; r < live.size() && !found; ++r) {
+      if (!used[r] && matches(quoted, live[r])) used[r] = found = true;
+    }
+    if (!found) unmatched.push_back(fmt::format("{}", fmt::join(quoted, kColumnSeparator)));
+  }
+  std::vector<std::string> extra;
+  for (size_t r = 0; r < live.size(); ++r) {
+    if (!used[r]) extra.push_back(fmt::format("{}", fmt::join(live[r], kColumnSeparator)));
+  }
+  if (unmatched.empty() && extra.empty()) return std::nullopt;
+  return fmt::format("live files ({}) differ from the quote: {} live, {} quoted\n    quoted but "
+                     "not live:{}\n    live but not quoted:{}",
+                     fmt::join(block.columns, ", "), live.size(), block.rows.size(),
+                     ListRows(unmatched), ListRows(extra));
+}
+
+/// Top-level columns of the "### Schema" section of EXPECTED.md: name -> Delta type text.
+std::vector<std::pair<std::string, std::string>> SchemaOfExpectedMd(const fs::path& path) {
+  std::vector<std::pair<std::string, std::string>> columns;
+  std::ifstream in(path);
+  std::string line;
+  bool in_schema = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("#", 0) == 0) {
+      in_schema = line.rfind("### Schema", 0) == 0;
+      continue;
+    }
+    if (!in_schema || line.rfind("- `", 0) != 0) continue;
+    const size_t name_end = line.find("`: `", 3);
+    if (name_end == std::string::npos) continue;
+    const size_t type_begin = name_end + 4;
+    const size_t type_end = line.find('`', type_begin);
+    if (type_end == std::string::npos) continue;
+    columns.emplace_back(line.substr(3, name_end - 3),
+                         line.substr(type_begin, type_end - type_begin));
+  }
+  return columns;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -650,16 +1476,79 @@ std::optional<DeltaErrorCode> CodeForRejectReason(std::string_view reason) {
   return std::nullopt;
 }
 
+/// What the error message of a rejected table must name, read from the manifest's reason: the
+/// unsupported feature or the cause. Each entry lists alternatives (case-insensitive), any of
+/// which satisfies it; all entries must be satisfied.
+std::vector<std::vector<std::string>> RejectMessageTokens(std::string_view reason) {
+  std::vector<std::vector<std::string>> tokens;
+  const std::string text(reason);
+  const std::string lower = Lower(reason);
+  // A named feature: reader feature `X`, the unknown feature "X".
+  for (std::string_view intro : {"reader feature `", "unknown feature \"", "feature `"}) {
+    size_t at = lower.find(intro);
+    if (at == std::string::npos) continue;
+    const size_t begin = at + intro.size();
+    const size_t end = text.find(intro.back(), begin);
+    if (end != std::string::npos && end > begin) {
+      tokens.push_back({text.substr(begin, end - begin)});
+      break;
+    }
+  }
+  // minReaderVersion = N: the version. When the reason also names a feature, either cause
+  // will do (a reader refusing the version never gets to the features).
+  if (size_t at = lower.find("minreaderversion"); at != std::string::npos) {
+    size_t digit = lower.find_first_of("0123456789", at);
+    if (digit != std::string::npos) {
+      size_t end = lower.find_first_not_of("0123456789", digit);
+      std::string version = "version " + text.substr(digit, end - digit);
+      if (tokens.empty()) {
+        tokens.push_back({version});
+      } else {
+        tokens.back().push_back(version);
+      }
+    }
+  }
+  if (lower.find("no metadata") != std::string::npos) tokens.push_back({"metaData"});
+  if (lower.find("no protocol") != std::string::npos) tokens.push_back({"protocol"});
+  if (lower.find("no `_delta_log`") != std::string::npos) tokens.push_back({"_delta_log"});
+  if (lower.find("not contiguous") != std::string::npos) {
+    // Versions 0 and 2 only: the gap is version 1.
+    tokens.push_back({"missing", "contiguous", "gap"});
+    tokens.push_back({" 1 ", " 1:", "[0, 2]", "00000000000000000001"});
+  }
+  return tokens;
+}
+
 /// Runs every check for one table, collecting failures instead of reporting them, so that an
 /// excluded table can be required to fail.
 class TableChecker {
  public:
   TableChecker(const TableCase& c, fs::path root) : case_(c), root_(std::move(root)) {}
 
-  const std::vector<std::string>& failures() const { return failures_; }
+  /// A failed check; `status` is the library error behind it, when there is one.
+  struct Failure {
+    std::string message;
+    std::optional<arrow::Status> status;
+  };
+
+  const std::vector<Failure>& failures() const { return failures_; }
 
   void Run() {
     doc_ = ParseExpectedDoc(case_.table_dir / "EXPECTED.md");
+    if (!case_.must_reject) {
+      blocks_ = QuotedBlocksOfExpectedMd(case_.table_dir / "EXPECTED.md");
+      if (auto table = ExpectedTableText(case_.expected_dir)) blocks_.push_back(std::move(*table));
+      const Transcriptions& transcriptions = LoadedTranscriptions();
+      if (auto it = transcriptions.tables.find(case_.id); it != transcriptions.tables.end()) {
+        for (const std::string& quote : it->second.quotes) {
+          if (!ExpectedMdQuotes(case_.table_dir, quote)) {
+            Fail(fmt::format("{} quotes text that is not in EXPECTED.md: {}",
+                             TranscriptionsPath().string(), quote));
+          }
+        }
+        blocks_.insert(blocks_.end(), it->second.blocks.begin(), it->second.blocks.end());
+      }
+    }
     if (case_.must_reject) {
       CheckRejected();
     } else if (case_.metadata_only) {
@@ -670,12 +1559,15 @@ class TableChecker {
   }
 
  private:
-  void Fail(std::string message) { failures_.push_back(std::move(message)); }
+  void Fail(std::string message) { failures_.push_back({std::move(message), std::nullopt}); }
+  void Fail(std::string message, const arrow::Status& status) {
+    failures_.push_back({std::move(message), status});
+  }
 
   bool OpenTable() {
     auto table = DeltaTable::Open(root_.string());
     if (!table.ok()) {
-      Fail(fmt::format("DeltaTable::Open failed: {}", table.status().ToString()));
+      Fail(fmt::format("DeltaTable::Open failed: {}", table.status().ToString()), table.status());
       return false;
     }
     table_ = *table;
@@ -704,12 +1596,21 @@ class TableChecker {
     return result;
   }
 
+  /// A scan of `version` keeping the rows for which `predicate` holds.
+  arrow::Result<std::shared_ptr<arrow::Table>> ReadFiltered(int64_t version,
+                                                            const std::string& predicate) {
+    ARROW_ASSIGN_OR_RAISE(auto snapshot, SnapshotAt(version));
+    ARROW_ASSIGN_OR_RAISE(auto scan, snapshot->NewScan().Filter(predicate).Build());
+    return scan->ToTable();
+  }
+
   /// Latest snapshot, with its version checked against the manifest.
   bool LoadLatest() {
     if (!OpenTable()) return false;
     auto latest = table_->Latest();
     if (!latest.ok()) {
-      Fail(fmt::format("loading the latest snapshot failed: {}", latest.status().ToString()));
+      Fail(fmt::format("loading the latest snapshot failed: {}", latest.status().ToString()),
+           latest.status());
       return false;
     }
     latest_ = *latest;
@@ -752,6 +1653,17 @@ class TableChecker {
                        DeltaErrorCodeName(*expected), status.ToString()));
     }
     const std::string& message = status.message();
+    const std::string lower_message = Lower(message);
+    for (const auto& alternatives : RejectMessageTokens(case_.reject_reason)) {
+      bool named = false;
+      for (const std::string& token : alternatives) {
+        named = named || lower_message.find(Lower(token)) != std::string::npos;
+      }
+      if (!named) {
+        Fail(fmt::format("{} error does not name the cause `{}` the manifest gives ({}): {}",
+                         stage, fmt::join(alternatives, "` or `"), case_.reject_reason, message));
+      }
+    }
     if (message.empty()) {
       Fail(fmt::format("{} failed with an empty message", stage));
     } else {
@@ -767,15 +1679,81 @@ class TableChecker {
 
   void CheckMetadataOnly() {
     if (!LoadLatest()) return;
-    if (doc_.live_files_latest && latest_->num_files() != *doc_.live_files_latest) {
-      Fail(fmt::format("latest snapshot has {} live files, EXPECTED.md says {}",
-                       latest_->num_files(), *doc_.live_files_latest));
+    const std::optional<int64_t> live = LiveFilesLatest(case_.id, doc_.live_files_latest);
+    if (live && latest_->num_files() != *live) {
+      Fail(fmt::format("latest snapshot has {} live files, EXPECTED.md says {}{}",
+                       latest_->num_files(), *live,
+                       live != doc_.live_files_latest ? " (corrected in kErrata)" : ""));
+    }
+    CheckQuotedBlocks();
+  }
+
+  /// Every quoted block: rows against a scan of its version, files against the live files.
+  void CheckQuotedBlocks() {
+    for (const QuotedBlock& block : blocks_) {
+      const int64_t version = block.version.value_or(latest_->version());
+      if (block.files) {
+        auto snapshot = SnapshotAt(version);
+        if (!snapshot.ok()) {
+          Fail(fmt::format("snapshot at version {} (files quoted at {}) failed: {}", version,
+                           block.source, snapshot.status().ToString()),
+               snapshot.status());
+        } else if (auto problem = CompareQuotedFiles(*(*snapshot)->files(), block)) {
+          Fail(fmt::format("version {}: {} (quoted at {})", version, *problem, block.source));
+        }
+        continue;
+      }
+      if (case_.metadata_only) {
+        Fail(fmt::format("rows quoted at {} for a table whose data files do not exist",
+                         block.source));
+        continue;
+      }
+      auto table = block.filter.empty() ? Read(version) : ReadFiltered(version, block.filter);
+      if (!table.ok()) {
+        Fail(fmt::format("reading version {} (rows quoted at {}) failed: {}", version,
+                         block.source, table.status().ToString()),
+             table.status());
+      } else if (auto problem = CompareQuotedRows(**table, block)) {
+        Fail(fmt::format("version {}{}: rows differ from the quote at {}: {}", version,
+                         block.filter.empty() ? "" : " where " + block.filter, block.source,
+                         *problem));
+      }
+    }
+  }
+
+  /// The columns of the latest read are those of EXPECTED.md's schema, in order; a `void`
+  /// column is read as Arrow null type, all null.
+  void CheckSchemaColumns() {
+    const auto schema = SchemaOfExpectedMd(case_.table_dir / "EXPECTED.md");
+    if (schema.empty()) return;
+    auto table = Read(latest_->version());
+    if (!table.ok()) return;  // reported by the row count checks
+    std::vector<std::string> expected_names;
+    for (const auto& [name, type] : schema) expected_names.push_back(name);
+    std::vector<std::string> names = (*table)->schema()->field_names();
+    if (names != expected_names) {
+      Fail(fmt::format("columns read are [{}], EXPECTED.md's schema has [{}]",
+                       fmt::join(names, ", "), fmt::join(expected_names, ", ")));
+    }
+    for (const auto& [name, type] : schema) {
+      if (type != "void") continue;
+      auto column = (*table)->GetColumnByName(name);
+      if (!column) continue;  // reported above
+      if (column->type()->id() != arrow::Type::NA) {
+        Fail(fmt::format("void column `{}` is read as {}, not Arrow null type", name,
+                         column->type()->ToString()));
+      } else if (column->null_count() != column->length()) {
+        Fail(fmt::format("void column `{}` has {} non-null values", name,
+                         column->length() - column->null_count()));
+      }
     }
   }
 
   void CheckReadable() {
     if (!LoadLatest()) return;
     CheckReferenceData();
+    CheckSchemaColumns();
+    CheckQuotedBlocks();
     if (case_.expected_rows_latest) {
       CheckRowCount(latest_->version(), *case_.expected_rows_latest, "the manifest");
     }
@@ -790,7 +1768,8 @@ class TableChecker {
         case VersionExpectation::Kind::kLoadOnly:
           if (auto snapshot = SnapshotAt(v.version); !snapshot.ok()) {
             Fail(fmt::format("snapshot at version {} failed: {}", v.version,
-                             snapshot.status().ToString()));
+                             snapshot.status().ToString()),
+                 snapshot.status());
           }
           break;
       }
@@ -830,7 +1809,8 @@ class TableChecker {
     auto table = Read(version);
     if (!table.ok()) {
       Fail(fmt::format("reading version {} ({}) failed: {}", version, label,
-                       table.status().ToString()));
+                       table.status().ToString()),
+           table.status());
       return;
     }
     if (auto problem = CompareWithReference(**table, reference, CorrectionsFor(case_.id))) {
@@ -841,7 +1821,8 @@ class TableChecker {
   void CheckRowCount(int64_t version, int64_t expected, std::string_view source) {
     auto table = Read(version);
     if (!table.ok()) {
-      Fail(fmt::format("reading version {} failed: {}", version, table.status().ToString()));
+      Fail(fmt::format("reading version {} failed: {}", version, table.status().ToString()),
+           table.status());
       return;
     }
     if ((*table)->num_rows() != expected) {
@@ -854,7 +1835,8 @@ class TableChecker {
     auto snapshot = SnapshotAt(version);
     if (!snapshot.ok()) {
       Fail(fmt::format("snapshot at version {} (whose data files are gone) must still load: {}",
-                       version, snapshot.status().ToString()));
+                       version, snapshot.status().ToString()),
+           snapshot.status());
       return;
     }
     auto table = Read(version);
@@ -870,7 +1852,8 @@ class TableChecker {
   const TableCase& case_;
   fs::path root_;
   ExpectedDoc doc_;
-  std::vector<std::string> failures_;
+  std::vector<QuotedBlock> blocks_;
+  std::vector<Failure> failures_;
   std::shared_ptr<DeltaTable> table_;
   std::shared_ptr<Snapshot> latest_;
   std::map<int64_t, arrow::Result<std::shared_ptr<Snapshot>>> snapshots_;
@@ -900,19 +1883,33 @@ TEST_P(ConformanceTest, Table) {
   checker.Run();
 
   const Exclusions& exclusions = LoadedExclusions();
-  auto excluded = exclusions.reasons.find(c.id);
-  if (excluded != exclusions.reasons.end()) {
-    if (checker.failures().empty()) {
-      ADD_FAILURE() << "table " << c.id << " now passes: remove it from exclusions.txt";
-    } else {
-      RecordProperty("excluded", excluded->second);
-      std::cout << "[ EXCLUDED ] " << c.id << " (" << excluded->second
-                << "): " << checker.failures().front() << "\n";
-    }
+  auto excluded = exclusions.entries.find(c.id);
+  if (excluded == exclusions.entries.end()) {
+    for (const auto& failure : checker.failures()) ADD_FAILURE() << c.id << ": " << failure.message;
     return;
   }
-  for (const std::string& failure : checker.failures()) {
-    ADD_FAILURE() << c.id << ": " << failure;
+  // An excluded table must fail, and only because of its feature: every failure must be an
+  // UnsupportedFeature error naming it. Anything else (a wrong row, another error) is a bug.
+  const Exclusion& exclusion = excluded->second;
+  if (checker.failures().empty()) {
+    ADD_FAILURE() << "table " << c.id << " now passes: remove it from exclusions.txt";
+    return;
+  }
+  bool as_listed = true;
+  for (const auto& failure : checker.failures()) {
+    const bool unsupported =
+        failure.status && IsDeltaError(*failure.status, DeltaErrorCode::kUnsupportedFeature);
+    if (!unsupported || failure.status->message().find(exclusion.feature) == std::string::npos) {
+      as_listed = false;
+      ADD_FAILURE() << c.id << " is excluded for the unsupported feature `" << exclusion.feature
+                    << "`, but this failure is not an UnsupportedFeature error naming it: "
+                    << failure.message;
+    }
+  }
+  if (as_listed) {
+    RecordProperty("excluded", exclusion.feature);
+    std::cout << "[ EXCLUDED ] " << c.id << " (" << exclusion.feature << ": " << exclusion.reason
+              << "): " << checker.failures().front().message << "\n";
   }
 }
 
@@ -926,10 +1923,122 @@ TEST(ConformanceExclusions, ListIsWellFormedAndNamesCorpusTables) {
   for (const std::string& problem : exclusions.problems) ADD_FAILURE() << problem;
   std::set<std::string> ids;
   for (const TableCase& c : LoadCases()) ids.insert(c.id);
-  for (const auto& [id, reason] : exclusions.reasons) {
+  for (const auto& [id, exclusion] : exclusions.entries) {
     EXPECT_TRUE(ids.count(id) > 0) << ExclusionsPath().string() << " lists `" << id
                                    << "`, which is not in the corpus manifest";
   }
+}
+
+TEST(ConformanceErrata, EachEntryQuotesItsTable) {
+  std::map<std::string, fs::path> dirs;
+  for (const TableCase& c : LoadCases()) dirs.emplace(c.id, c.table_dir);
+  for (const Erratum& erratum : kErrata) {
+    auto dir = dirs.find(std::string(erratum.table_id));
+    if (dir == dirs.end()) {
+      ADD_FAILURE() << "kErrata names `" << erratum.table_id << "`, which is not in the manifest";
+      continue;
+    }
+    EXPECT_TRUE(ExpectedMdQuotes(dir->second, erratum.quote))
+        << "kErrata entry for " << erratum.table_id << " quotes text its EXPECTED.md lacks: "
+        << erratum.quote;
+  }
+}
+
+TEST(ConformanceQuotedRows, TranscriptionsAreWellFormedAndQuoteTheirTables) {
+  const Transcriptions& transcriptions = LoadedTranscriptions();
+  for (const std::string& problem : transcriptions.problems) ADD_FAILURE() << problem;
+  std::map<std::string, fs::path> dirs;
+  for (const TableCase& c : LoadCases()) dirs.emplace(c.id, c.table_dir);
+  for (const auto& [id, transcription] : transcriptions.tables) {
+    auto dir = dirs.find(id);
+    if (dir == dirs.end()) {
+      ADD_FAILURE() << TranscriptionsPath().string() << " names `" << id
+                    << "`, which is not in the manifest";
+      continue;
+    }
+    EXPECT_FALSE(transcription.blocks.empty()) << id << " has no rows or files block";
+    for (const std::string& quote : transcription.quotes) {
+      EXPECT_TRUE(ExpectedMdQuotes(dir->second, quote))
+          << id << ": quoted text not found in its EXPECTED.md: " << quote;
+    }
+  }
+}
+
+TEST(ConformanceQuotedRows, CodeFenceTablesOfExpectedMdAreParsed) {
+  const fs::path tables = fs::path(testing::ConformanceDir()) / "tables";
+  // kernel-rs-with-short-dv: one pipe table, 4 columns, 7 rows (ids 3..9).
+  auto short_dv = QuotedBlocksOfExpectedMd(tables / "kernel-rs-with-short-dv" / "EXPECTED.md");
+  ASSERT_EQ(short_dv.size(), 1u);
+  EXPECT_EQ(short_dv[0].columns,
+            (std::vector<std::string>{"id", "value", "timestamp", "rand"}));
+  ASSERT_EQ(short_dv[0].rows.size(), 7u);
+  EXPECT_EQ(short_dv[0].rows[0][3], "0.7918174793484931");
+  // kernel-rs-compacted-log-files-table: the blank comment of id 2 is kept as an empty cell.
+  auto compacted =
+      QuotedBlocksOfExpectedMd(tables / "kernel-rs-compacted-log-files-table" / "EXPECTED.md");
+  ASSERT_EQ(compacted.size(), 1u);
+  ASSERT_EQ(compacted[0].rows.size(), 5u);
+  EXPECT_EQ(compacted[0].rows[2], (std::vector<std::string>{"2", ""}));
+  // kernel-rs-type-widening: two tables in one fence, 7 and 6 columns of the same 2 rows.
+  auto widening = QuotedBlocksOfExpectedMd(tables / "kernel-rs-type-widening" / "EXPECTED.md");
+  ASSERT_EQ(widening.size(), 2u);
+  EXPECT_EQ(widening[0].columns.size(), 7u);
+  EXPECT_EQ(widening[1].columns.size(), 6u);
+  EXPECT_EQ(widening[0].rows.size(), 2u);
+  EXPECT_EQ(widening[1].rows.size(), 2u);
+  // Tables quoting no rows yield none; the log listing fence is not a quote.
+  EXPECT_TRUE(QuotedBlocksOfExpectedMd(tables / "dat-basic_append" / "EXPECTED.md").empty());
+  // The arrow pretty-print of kernel-rs-unshredded-variant: 102 rows of 7 columns.
+  auto variant = ExpectedTableText(fs::path(testing::ConformanceDir()) / "expected" /
+                                   "kernel-rs-unshredded-variant");
+  ASSERT_TRUE(variant.has_value());
+  EXPECT_EQ(variant->columns.size(), 7u);
+  EXPECT_EQ(variant->rows.size(), 102u);
+}
+
+TEST(ConformanceQuotedRows, ValuesAreNormalisedByColumnType) {
+  EXPECT_EQ(*CanonicalQuoted("2023-05-31T18:58:33.633Z",
+                             arrow::TimestampType(arrow::TimeUnit::MICRO, "UTC")),
+            "2023-05-31 18:58:33.633000000");
+  EXPECT_EQ(*CanonicalQuoted("2024-01-01 12:00:00+02:00",
+                             arrow::TimestampType(arrow::TimeUnit::MICRO)),
+            "2024-01-01 10:00:00.000000000");
+  EXPECT_EQ(*CanonicalQuoted("5.0", arrow::DoubleType()), "5");
+  EXPECT_EQ(*CanonicalQuoted("3.4000000953674316", arrow::DoubleType()), "3.4000000953674316");
+  EXPECT_EQ(*CanonicalQuoted("1.0", arrow::Decimal128Type(10, 3)), "1.000");
+  EXPECT_FALSE(CanonicalQuoted("1.25", arrow::Decimal128Type(10, 1)).ok());
+  EXPECT_EQ(*CanonicalQuoted("7L", arrow::Int64Type()), "7");
+  EXPECT_FALSE(CanonicalQuoted("seven", arrow::Int64Type()).ok());
+  EXPECT_EQ(*CanonicalQuoted("NULL", arrow::Int32Type()), kNullToken);
+  EXPECT_EQ(*CanonicalQuoted("2024-09-09", arrow::Date32Type()), "2024-09-09");
+  // A different value must not compare equal.
+  EXPECT_NE(*CanonicalQuoted("2023-05-31T18:58:33.634Z",
+                             arrow::TimestampType(arrow::TimeUnit::MILLI, "UTC")),
+            "2023-05-31 18:58:33.633000000");
+}
+
+TEST(ConformanceQuotedRows, MismatchedRowsAreReported) {
+  arrow::Int64Builder ids;
+  ASSERT_TRUE(ids.AppendValues({1, 2}).ok());
+  arrow::StringBuilder names;
+  ASSERT_TRUE(names.Append("a").ok());
+  ASSERT_TRUE(names.AppendNull().ok());
+  auto table = arrow::Table::Make(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("name", arrow::utf8())}),
+      {*ids.Finish(), *names.Finish()});
+  QuotedBlock block;
+  block.columns = {"ID", "name"};
+  block.rows = {{"2", ""}, {"1", "a"}};
+  EXPECT_FALSE(CompareQuotedRows(*table, block).has_value());
+  block.rows = {{"2", "NULL"}, {"1", "a"}};
+  EXPECT_FALSE(CompareQuotedRows(*table, block).has_value());
+  block.rows = {{"2", "b"}, {"1", "a"}};
+  EXPECT_TRUE(CompareQuotedRows(*table, block).has_value());
+  block.rows = {{"1", "a"}};
+  EXPECT_TRUE(CompareQuotedRows(*table, block).has_value());
+  block.columns = {"missing"};
+  block.rows = {{"1"}, {"2"}};
+  EXPECT_TRUE(CompareQuotedRows(*table, block).has_value());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "deltacpp/error.h"
 #include "ops/op_util.h"
 #include "ops/table_definition.h"
+#include "ops/table_properties.h"
 #include "protocol/table_features.h"
 #include "txn/writer_features.h"
 
@@ -31,8 +32,9 @@ arrow::Result<CreateTableResult> CreateTable(std::string_view location,
   }
   std::optional<std::string> id;
   if (current) id = current->metadata().id;
+  ARROW_ASSIGN_OR_RAISE(auto properties, ValidateUserProperties(options.properties));
   ARROW_ASSIGN_OR_RAISE(auto def, BuildTableDefinition(options.schema, options.partition_columns,
-                                                       options.properties, options.constraints,
+                                                       properties, options.constraints,
                                                        options.name, options.description, id));
   // A new definition has no rows yet, so its row-level duties hold trivially.
   TransactionOptions txn_options = options.transaction;

@@ -18,6 +18,7 @@
 #include "ops/row_constraints.h"
 #include "ops/schema_alignment.h"
 #include "ops/table_definition.h"
+#include "ops/table_properties.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
 #include "txn/writer_features.h"
@@ -31,22 +32,56 @@ using namespace internal;  // NOLINT: operations glue the internal layers togeth
 
 namespace {
 
-DataWriterOptions WriterOptionsFor(const std::string& root,
-                                   const std::shared_ptr<arrow::fs::FileSystem>& fs,
-                                   const std::shared_ptr<arrow::Schema>& schema,
-                                   const Metadata& metadata) {
+// The data writer's settings from the table's properties. A malformed value is an error naming
+// the table and the property, never a silent default.
+arrow::Result<DataWriterOptions> WriterOptionsFor(const std::string& root,
+                                                  const std::shared_ptr<arrow::fs::FileSystem>& fs,
+                                                  const std::shared_ptr<arrow::Schema>& schema,
+                                                  const Metadata& metadata,
+                                                  const std::string& compression) {
+  const auto& conf = metadata.configuration;
+  auto named = [&root](const arrow::Status& st) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("table {}: {}", root, st.message()));
+  };
+  auto int_property = [&](const std::string& key, int64_t fallback,
+                          int64_t min) -> arrow::Result<int64_t> {
+    auto v = IntProperty(conf, key, fallback);
+    if (!v.ok()) return named(v.status());
+    if (*v < min) {
+      return DeltaError(DeltaErrorCode::kInvalidArgument,
+                        fmt::format("table {}: {}={} must be at least {}", root, key, *v, min));
+    }
+    return *v;
+  };
   DataWriterOptions o;
   o.table_root = root;
   o.fs = fs;
   o.table_schema = schema;
   o.partition_columns = metadata.partition_columns;
-  o.column_mapping_mode = ParseColumnMappingMode(metadata.configuration).ValueOr(ColumnMappingMode::kNone);
-  o.target_file_size =
-      IntProperty(metadata.configuration, "delta.targetFileSize", o.target_file_size).ValueOr(o.target_file_size);
-  o.num_indexed_cols = static_cast<int32_t>(
-      IntProperty(metadata.configuration, "delta.dataSkippingNumIndexedCols", 32).ValueOr(32));
-  auto sc = metadata.configuration.find("delta.dataSkippingStatsColumns");
-  if (sc != metadata.configuration.end()) {
+  auto mode = ParseColumnMappingMode(conf);
+  if (!mode.ok()) return named(mode.status());
+  o.column_mapping_mode = *mode;
+  ARROW_ASSIGN_OR_RAISE(o.target_file_size,
+                        int_property("delta.targetFileSize", o.target_file_size, 1));
+  ARROW_ASSIGN_OR_RAISE(auto indexed, int_property("delta.dataSkippingNumIndexedCols", 32, -1));
+  o.num_indexed_cols = static_cast<int32_t>(indexed);
+  ARROW_ASSIGN_OR_RAISE(auto prefix, int_property("delta.dataSkippingStringPrefixLength",
+                                                  kStatsStringPrefixLength, 0));
+  o.string_prefix_length = static_cast<int32_t>(std::min<int64_t>(prefix, INT32_MAX / 2));
+  auto randomize = conf.find("delta.randomizeFilePrefixes");
+  if (randomize != conf.end() && EqualsIgnoreCase(randomize->second, "true")) {
+    ARROW_ASSIGN_OR_RAISE(auto length, int_property("delta.randomPrefixLength", 2, 1));
+    o.random_prefix_length = static_cast<int32_t>(std::min<int64_t>(length, 64));
+  }
+  // The write's codec, else the table's `delta.parquet.compression.codec`, else snappy.
+  o.compression = compression;
+  if (o.compression.empty()) {
+    auto codec = conf.find("delta.parquet.compression.codec");
+    o.compression = codec != conf.end() ? codec->second : "snappy";
+  }
+  auto sc = conf.find("delta.dataSkippingStatsColumns");
+  if (sc != conf.end()) {
     std::vector<std::string> cols;
     size_t start = 0;
     const std::string& v = sc->second;
@@ -405,7 +440,7 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
     if (snapshot && partitions.empty() && !options.overwrite_schema) {
       partitions = snapshot->partition_columns();
     }
-    std::map<std::string, std::string> props = options.properties;
+    ARROW_ASSIGN_OR_RAISE(auto props, ValidateUserProperties(options.properties));
     if (snapshot) {
       for (const auto& [k, v] : snapshot->properties()) props.emplace(k, v);
     }
@@ -467,9 +502,9 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
                         RowConstraints::Make(alignment.table_schema, metadata.configuration,
                                              options.replace_where));
 
-  DataWriterOptions writer_options = WriterOptionsFor(
-      table->root(), table->store()->filesystem(), alignment.table_schema, metadata);
-  writer_options.compression = options.compression;
+  ARROW_ASSIGN_OR_RAISE(DataWriterOptions writer_options,
+                        WriterOptionsFor(table->root(), table->store()->filesystem(),
+                                         alignment.table_schema, metadata, options.compression));
   if (snapshot) {
     ARROW_RETURN_NOT_OK(IndexClusteringColumns(*snapshot, alignment.table_schema, &writer_options));
   }

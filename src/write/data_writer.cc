@@ -513,7 +513,8 @@ std::string DataWriterImpl::RandomPrefix() {
   static constexpr char kAlphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   std::uniform_int_distribution<size_t> dist(0, sizeof(kAlphabet) - 2);
   std::string out;
-  for (int i = 0; i < kRandomPrefixLength; ++i) out += kAlphabet[dist(rng_)];
+  const int length = options_.random_prefix_length.value_or(kRandomPrefixLength);
+  for (int i = 0; i < length; ++i) out += kAlphabet[dist(rng_)];
   return out;
 }
 
@@ -523,7 +524,8 @@ arrow::Result<std::unique_ptr<DataWriterImpl::OpenFile>> DataWriterImpl::OpenNew
   file->counter = file_counter_++;
   // With column mapping, directory names would go stale on renames: spread files over random
   // prefix directories instead, as delta-spark does.
-  std::string dir = options_.column_mapping_mode != ColumnMappingMode::kNone
+  std::string dir = options_.column_mapping_mode != ColumnMappingMode::kNone ||
+                            options_.random_prefix_length
                         ? RandomPrefix() + "/"
                         : partition.hive_dir;
   if (!options_.base_folder.empty()) dir = options_.base_folder + "/" + dir;
@@ -542,7 +544,7 @@ arrow::Result<std::unique_ptr<DataWriterImpl::OpenFile>> DataWriterImpl::OpenNew
   ARROW_ASSIGN_OR_RAISE(file->writer,
                         parquet::arrow::FileWriter::Open(*physical_schema_, arrow::default_memory_pool(),
                                                          file->sink, writer_properties_, arrow_properties_));
-  file->stats = std::make_unique<FileStatsCollector>(stats_leaves_);
+  file->stats = std::make_unique<FileStatsCollector>(stats_leaves_, options_.string_prefix_length);
   return file;
 }
 

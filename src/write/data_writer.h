@@ -26,6 +26,10 @@ struct DataWriterOptions {
   std::string compression = "snappy";           ///< snappy, zstd, gzip, lz4, uncompressed
   int32_t num_indexed_cols = 32;                ///< `delta.dataSkippingNumIndexedCols`
   std::optional<std::vector<std::string>> stats_columns;  ///< `delta.dataSkippingStatsColumns`
+  int32_t string_prefix_length = 32;            ///< `delta.dataSkippingStringPrefixLength`
+  /// Files go to random folders of this many characters instead of partition folders
+  /// (`delta.randomizeFilePrefixes` / `delta.randomPrefixLength`); column mapping implies 2.
+  std::optional<int32_t> random_prefix_length;
   bool data_change = true;
   /// Folder under the table root that holds every file (`_change_data` for change-data files);
   /// the partition or random-prefix folders go below it. Empty: the table root.

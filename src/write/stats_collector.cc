@@ -159,7 +159,8 @@ std::optional<JsonValue> FloatingNumber(T value) {
 }
 
 // The JSON form of a min (`is_max` false) or max statistic; nullopt when it cannot be written.
-arrow::Result<std::optional<JsonValue>> StatValue(const arrow::Scalar& scalar, bool is_max) {
+arrow::Result<std::optional<JsonValue>> StatValue(const arrow::Scalar& scalar, bool is_max,
+                                                  int32_t prefix_length) {
   if (!scalar.is_valid) return std::nullopt;
   switch (scalar.type->id()) {
     case arrow::Type::INT8:
@@ -185,8 +186,8 @@ arrow::Result<std::optional<JsonValue>> StatValue(const arrow::Scalar& scalar, b
     case arrow::Type::STRING:
     case arrow::Type::LARGE_STRING: {
       std::string_view view = static_cast<const arrow::BaseBinaryScalar&>(scalar).view();
-      if (!is_max) return JsonValue{true, TruncateStatsMin(view)};
-      auto max = TruncateStatsMax(view);
+      if (!is_max) return JsonValue{true, TruncateStatsMin(view, prefix_length)};
+      auto max = TruncateStatsMax(view, prefix_length);
       if (!max) return std::nullopt;
       return JsonValue{true, std::move(*max)};
     }
@@ -345,8 +346,11 @@ std::string FormatStatsTimestamp(int64_t value, arrow::TimeUnit::type unit, bool
                      utc ? "Z" : "");
 }
 
-FileStatsCollector::FileStatsCollector(std::shared_ptr<const std::vector<StatsLeaf>> leaves)
-    : leaves_(std::move(leaves)), accumulators_(leaves_->size()) {}
+FileStatsCollector::FileStatsCollector(std::shared_ptr<const std::vector<StatsLeaf>> leaves,
+                                       int32_t string_prefix_length)
+    : leaves_(std::move(leaves)),
+      accumulators_(leaves_->size()),
+      string_prefix_length_(string_prefix_length) {}
 
 arrow::Status FileStatsCollector::Update(const arrow::RecordBatch& batch) {
   num_records_ += batch.num_rows();
@@ -385,11 +389,11 @@ std::string FileStatsCollector::ToJson() const {
     const Accumulator& acc = accumulators_[i];
     if (acc.has_nan) continue;
     if (acc.min) {
-      auto v = StatValue(*acc.min, false);
+      auto v = StatValue(*acc.min, false, string_prefix_length_);
       if (v.ok()) mins[i] = std::move(*v);
     }
     if (acc.max) {
-      auto v = StatValue(*acc.max, true);
+      auto v = StatValue(*acc.max, true, string_prefix_length_);
       if (v.ok()) maxs[i] = std::move(*v);
     }
   }

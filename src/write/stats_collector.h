@@ -58,7 +58,10 @@ std::string FormatStatsTimestamp(int64_t value, arrow::TimeUnit::type unit, bool
 class FileStatsCollector {
  public:
   /// `leaves` as SelectStatsLeaves returned them for the data schema of the batches.
-  explicit FileStatsCollector(std::shared_ptr<const std::vector<StatsLeaf>> leaves);
+  /// String minimums and maximums keep `string_prefix_length` code points
+  /// (`delta.dataSkippingStringPrefixLength`).
+  explicit FileStatsCollector(std::shared_ptr<const std::vector<StatsLeaf>> leaves,
+                              int32_t string_prefix_length = kStatsStringPrefixLength);
 
   /// Adds a batch laid out like the data schema (field names do not matter, e.g. physical
   /// ones). Values inside null structs count as null. Floating-point columns holding NaN get no
@@ -85,6 +88,7 @@ class FileStatsCollector {
   std::shared_ptr<const std::vector<StatsLeaf>> leaves_;
   std::vector<Accumulator> accumulators_;
   int64_t num_records_ = 0;
+  int32_t string_prefix_length_ = kStatsStringPrefixLength;
 };
 
 }  // namespace deltacpp::internal

@@ -48,8 +48,9 @@ struct WriteOptions {
   std::optional<int64_t> txn_version;
   /// Properties for a table the write creates.
   std::map<std::string, std::string> properties;
-  /// Parquet codec of the data files: snappy, zstd, gzip, lz4, brotli or uncompressed.
-  std::string compression = "snappy";
+  /// Parquet codec of the data files: snappy, zstd, gzip, lz4, brotli or uncompressed. Empty:
+  /// the table's `delta.parquet.compression.codec`, or snappy when it has none.
+  std::string compression;
   TransactionOptions transaction;
   /// Called on the writing thread about every 200 ms while data is written, and once more when
   /// every data file is closed (`done`). Optional.

@@ -83,6 +83,12 @@ class Transaction {
   virtual void ReadPredicate(const std::string& sql) = 0;
   /// The operation read these files (add.path values).
   virtual void ReadFiles(const std::vector<std::string>& paths) = 0;
+  /// The operation read the files of exactly these partitions (each an `add.partitionValues`
+  /// map, keyed as in the log; null for a null value), as a dynamic partition overwrite does: a
+  /// concurrent file added to one of them conflicts, one added elsewhere does not. Values are
+  /// compared by their typed value, so spellings of one value by different writers match.
+  virtual void ReadPartitions(
+      const std::vector<std::map<std::string, std::optional<std::string>>>& partitions) = 0;
   /// The latest `txn` version of `app_id` in the read snapshot; records the app id as read.
   virtual std::optional<int64_t> ReadTxnVersion(const std::string& app_id) = 0;
 

@@ -622,8 +622,10 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
         read.push_back(removes.back().path);
       }
     }
+    // As delta-spark: the files of the replaced partitions were read, and only new files in
+    // those partitions conflict.
     txn->ReadFiles(read);
-    txn->ReadWholeTable();
+    txn->ReadPartitions({touched.begin(), touched.end()});
   }
 
   for (const auto& a : *added) result.num_bytes += a.size;

@@ -139,12 +139,29 @@ arrow::Status CheckAppTransactions(const LosingTransaction& loser, const Winning
   return arrow::Status::OK();
 }
 
+// Same typed value in every partition column (null equals null).
+bool SamePartition(const PartitionValuesView& read, const PartitionValuesView& added) {
+  for (const auto& [column, value] : read) {
+    auto it = added.find(column);
+    if (it == added.end()) return false;
+    const bool a_null = !value || !value->is_valid;
+    const bool b_null = !it->second || !it->second->is_valid;
+    if (a_null || b_null) {
+      if (a_null != b_null) return false;
+      continue;
+    }
+    if (!value->Equals(*it->second)) return false;
+  }
+  return true;
+}
+
 arrow::Status CheckConcurrentAppends(const LosingTransaction& loser, const WinningCommit& winner,
                                      const std::vector<WinnerFile>& files) {
   if (loser.isolation == IsolationLevel::kSnapshotIsolation || loser.is_blind_append) {
     return arrow::Status::OK();
   }
-  if (!loser.read_whole_table && loser.read_predicates.empty() && loser.read_files.empty()) {
+  if (!loser.read_whole_table && loser.read_predicates.empty() && loser.read_files.empty() &&
+      !loser.read_partitions_given) {
     return arrow::Status::OK();
   }
   // WriteSerializable lets blind appends through unless this transaction changes metadata.
@@ -155,7 +172,7 @@ arrow::Status CheckConcurrentAppends(const LosingTransaction& loser, const Winni
   // Without a predicate to test (whole table, unpartitioned table, or only files named) every
   // new file could have been among the ones read.
   const bool match_all = loser.read_whole_table || loser.partition_columns.empty() ||
-                         loser.read_predicates.empty();
+                         (loser.read_predicates.empty() && !loser.read_partitions_given);
   const auto& batch = winner.actions.file_actions;
   for (const auto& f : files) {
     // dataChange=false adds hold rows that were already in the table (compaction, stats
@@ -186,6 +203,9 @@ arrow::Status CheckConcurrentAppends(const LosingTransaction& loser, const Winni
           matched = "predicate '" + p.sql + "'";
           break;
         }
+      }
+      for (size_t i = 0; !matched && i < loser.read_partitions.size(); ++i) {
+        if (SamePartition(loser.read_partitions[i], view)) matched = "the partitions it replaces";
       }
     }
     if (matched) {

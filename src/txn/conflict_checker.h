@@ -17,6 +17,7 @@
 #include "deltacpp/storage.h"
 #include "deltacpp/transaction.h"
 #include "expr/bound_expr.h"
+#include "expr/data_skipping.h"
 #include "log/commit_parser.h"
 #include "log/log_segment.h"
 
@@ -55,6 +56,9 @@ struct LosingTransaction {
   bool changes_metadata = false;
   bool read_whole_table = false;
   std::vector<ReadPredicate> read_predicates;
+  /// Partitions read whole (Transaction::ReadPartitions), keyed by physical name.
+  std::vector<PartitionValuesView> read_partitions;
+  bool read_partitions_given = false;
   std::set<std::string> read_files;
   /// App ids whose txn version was read, plus those this transaction sets.
   std::set<std::string> app_ids;

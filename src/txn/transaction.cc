@@ -16,6 +16,7 @@
 #include "log/log_file_name.h"
 #include "log/log_segment.h"
 #include "protocol/action_json_writer.h"
+#include "protocol/partition_values.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
 #include "txn/commit_info.h"
@@ -98,6 +99,11 @@ class TransactionImpl final : public Transaction {
 
   void ReadWholeTable() override { read_whole_table_ = true; }
   void ReadPredicate(const std::string& sql) override { read_predicates_.push_back(sql); }
+  void ReadPartitions(
+      const std::vector<std::map<std::string, std::optional<std::string>>>& partitions) override {
+    read_partitions_.insert(read_partitions_.end(), partitions.begin(), partitions.end());
+    read_any_partitions_ = true;
+  }
   void ReadFiles(const std::vector<std::string>& paths) override {
     for (const auto& p : paths) read_files_.insert(ConflictKey(p));
   }
@@ -175,6 +181,8 @@ class TransactionImpl final : public Transaction {
 
   bool read_whole_table_ = false;
   std::vector<std::string> read_predicates_;
+  std::vector<std::map<std::string, std::optional<std::string>>> read_partitions_;
+  bool read_any_partitions_ = false;
   std::set<std::string> read_files_;
   std::set<std::string> read_app_ids_;
 
@@ -328,7 +336,7 @@ IsolationLevel TransactionImpl::EffectiveIsolation() const {
 
 bool TransactionImpl::IsBlindAppend() const {
   return removes_.empty() && cdc_.empty() && !read_whole_table_ && read_predicates_.empty() &&
-         read_files_.empty();
+         !read_any_partitions_ && read_files_.empty();
 }
 
 arrow::Result<LosingTransaction> TransactionImpl::DescribeForConflicts(IsolationLevel isolation,
@@ -367,6 +375,23 @@ arrow::Result<LosingTransaction> TransactionImpl::DescribeForConflicts(Isolation
             ? name
             : internal::PhysicalName(*field),
         field->type());
+  }
+  loser.read_partitions_given = read_any_partitions_;
+  for (const auto& values : read_partitions_) {
+    internal::PartitionValuesView view;
+    for (const auto& [physical, type] : loser.partition_columns) {
+      auto it = values.find(physical);
+      std::optional<std::string_view> value;
+      if (it != values.end() && it->second) value = *it->second;
+      auto scalar = internal::ParsePartitionValue(value, type);
+      if (!scalar.ok()) {
+        return DeltaError(DeltaErrorCode::kInvalidArgument,
+                          fmt::format("table {}: read partition column '{}': {}", table_root_,
+                                      physical, scalar.status().message()));
+      }
+      view[physical] = *scalar;
+    }
+    loser.read_partitions.push_back(std::move(view));
   }
   return loser;
 }

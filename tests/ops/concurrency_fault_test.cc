@@ -823,6 +823,158 @@ TEST_F(FaultInjection, LogDirectorySyncFailureAfterThePutKeepsCommittedFiles) {
   EXPECT_EQ(ReadRows(root), NamedRows({1, 2, 3, 5}));
 }
 
+// The same faults under a whole WriteTable (data files, commit, checkpoint and log cleanup):
+// the template's log is old enough for cleanup to delete commits 0 and 1 after the checkpoint
+// at version 4, so deletes are among the calls failed. A write that fails without committing
+// leaves no data file behind; one whose commit landed keeps every file it references.
+class WriteTableFaults : public ::testing::Test {
+ protected:
+  // Versions 0 (create) and 1..3 (rows 1, 2, 3), a checkpoint at 2; each copy's log files are
+  // made 3 days old (copying does not keep modification times).
+  static void SetUpTestSuite() {
+    template_dir_ = new TempDir();
+    template_ = (template_dir_->path() / "template").string();
+    CreateTableOptions create;
+    create.schema = IdName();
+    create.properties = {{"delta.checkpointInterval", "2"},
+                         {"delta.logRetentionDuration", "interval 1 days"}};
+    ASSERT_TRUE(CreateTable(template_, create).ok());
+    for (int64_t i = 1; i <= 3; ++i) {
+      ASSERT_WRITES(WriteTable(template_, One(Named({i})), {}));
+    }
+  }
+  static void TearDownTestSuite() {
+    delete template_dir_;
+    template_dir_ = nullptr;
+  }
+
+  struct Outcome {
+    arrow::Result<WriteResult> write = arrow::Status::UnknownError("not run");
+    std::string root;
+    std::set<std::string> data_before;
+  };
+
+  Outcome Run(const std::string& name, Op op, int nth, When when,
+              std::map<Op, int>* calls = nullptr) {
+    Outcome out;
+    out.root = CopyTable(template_, dir_, name);
+    const auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(72);
+    for (const auto& e : std::filesystem::directory_iterator(out.root + "/_delta_log")) {
+      std::filesystem::last_write_time(e.path(), old);
+    }
+    out.data_before = DataFiles(out.root);
+    auto faulty = std::make_shared<FaultInjectingLogStore>(MakeLocalLogStore());
+    auto table = DeltaTable::Open(out.root, faulty);
+    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    std::map<Op, int> before;
+    for (Op o : {Op::kList, Op::kRead, Op::kPutIfAbsent, Op::kPutReplace, Op::kDelete}) {
+      before[o] = faulty->calls(o);
+    }
+    if (nth > 0) faulty->FailOn(op, before[op] + nth, when);
+    WriteOptions options;
+    options.transaction.initial_backoff = std::chrono::milliseconds(0);
+    out.write = WriteTable(*table, One(Named({100, 101})), options);
+    if (calls) {
+      for (auto& [o, n] : before) (*calls)[o] = faulty->calls(o) - n;
+    }
+    return out;
+  }
+
+  void ExpectConsistent(const Outcome& out, bool may_land_despite_error) {
+    const std::string& root = out.root;
+    const bool landed = std::filesystem::exists(root + "/_delta_log/" + CommitName(4));
+    if (out.write.ok()) {
+      EXPECT_TRUE(landed);
+      EXPECT_EQ(out.write->version, 4);
+    } else if (landed) {
+      EXPECT_TRUE(may_land_despite_error)
+          << "the write failed (" << out.write.status().ToString() << ") but version 4 exists";
+    }
+    std::map<int64_t, std::multiset<std::string>> rows = {
+        {0, {}}, {1, NamedRows({1})}, {2, NamedRows({1, 2})}, {3, NamedRows({1, 2, 3})},
+        {4, NamedRows({1, 2, 3, 100, 101})}};
+    const int64_t latest = landed ? 4 : 3;
+    EXPECT_EQ(LatestVersion(root), latest);
+    // Versions from the checkpoint at 2 on read in full. Cleanup may have expired 0 and 1 (oldest
+    // first, so an interrupted cleanup can leave 1 without 0): those read in full or are
+    // reported as not reconstructable, never as other rows.
+    for (int64_t v = 0; v <= latest; ++v) {
+      if (v >= 2) {
+        EXPECT_TRUE(std::filesystem::exists(root + "/_delta_log/" + CommitName(v)))
+            << "version " << v << " was removed";
+        EXPECT_EQ(ReadRows(root, v), rows[v]) << "version " << v;
+        continue;
+      }
+      auto read = ReadTable(root, v);
+      if (read.ok()) {
+        EXPECT_EQ(RowStrings(**read), rows[v]) << "version " << v;
+      } else {
+        EXPECT_EQ(Code(read.status()), "VersionNotFound") << read.status().ToString();
+      }
+    }
+    for (const auto& entry : LogListing(root)) {
+      EXPECT_FALSE(IsHiddenTemp(entry)) << "temporary file left in _delta_log: " << entry;
+    }
+    if (auto hint = LastCheckpointHint(root)) {
+      EXPECT_TRUE(std::filesystem::exists(root + "/_delta_log/" + CheckpointName(*hint)))
+          << "_last_checkpoint names version " << *hint << " which has no checkpoint";
+    }
+    // Data files: none left behind by a write that did not commit; all kept by one that did.
+    const auto data = DataFiles(root);
+    if (!landed) {
+      EXPECT_EQ(data, out.data_before) << "a failed write left data files behind";
+    } else {
+      for (const auto& f : LiveFiles(root, 4)) {
+        EXPECT_TRUE(data.count(f)) << "version 4 references " << f << ", which was deleted";
+      }
+    }
+    auto later = WriteTable(root, One(Named({300})), {});
+    ASSERT_TRUE(later.ok()) << later.status().ToString();
+    EXPECT_EQ(later->version, latest + 1);
+    auto expected = rows[latest];
+    expected.insert("300|n300");
+    EXPECT_EQ(ReadRows(root), expected);
+  }
+
+  static TempDir* template_dir_;
+  static std::string template_;
+  TempDir dir_;
+};
+
+TempDir* WriteTableFaults::template_dir_ = nullptr;
+std::string WriteTableFaults::template_;
+
+TEST_F(WriteTableFaults, EveryFailingStoreCallLeavesOnlyCommittedVersionsAndFiles) {
+  std::map<Op, int> calls;
+  auto clean = Run("clean", Op::kList, 0, When::kBefore, &calls);
+  ASSERT_TRUE(clean.write.ok()) << clean.write.status().ToString();
+  ExpectConsistent(clean, false);
+  // The clean run checkpointed version 4 and cleaned up the expired commits 0 and 1.
+  EXPECT_TRUE(std::filesystem::exists(clean.root + "/_delta_log/" + CheckpointName(4)));
+  EXPECT_FALSE(std::filesystem::exists(clean.root + "/_delta_log/" + CommitName(0)));
+  EXPECT_FALSE(std::filesystem::exists(clean.root + "/_delta_log/" + CommitName(1)));
+  EXPECT_GE(calls[Op::kDelete], 2);
+  EXPECT_GE(calls[Op::kPutIfAbsent], 2);
+  EXPECT_EQ(calls[Op::kPutReplace], 1);
+  int runs = 0;
+  for (Op op : {Op::kList, Op::kRead, Op::kPutIfAbsent, Op::kPutReplace, Op::kDelete}) {
+    for (int n = 1; n <= calls[op]; ++n) {
+      for (When when : {When::kBefore, When::kDuring, When::kAfter}) {
+        const std::string name =
+            fmt::format("w-{}-{}-{}", FaultInjectingLogStore::OpName(op), n,
+                        when == When::kBefore   ? "before"
+                        : when == When::kDuring ? "during"
+                                                : "after");
+        SCOPED_TRACE(name);
+        auto out = Run(name, op, n, when);
+        ExpectConsistent(out, op == Op::kPutIfAbsent && when == When::kAfter);
+        ++runs;
+      }
+    }
+  }
+  RecordProperty("fault_runs", runs);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3b. Writers killed at a chosen step
 

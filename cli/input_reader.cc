@@ -126,9 +126,12 @@ arrow::Result<std::set<std::string>> JsonKeys(const std::shared_ptr<arrow::Buffe
   }
   auto lines = std::make_shared<arrow::io::BufferReader>(
       arrow::Buffer::FromString(std::string(text)));
+  auto options = arrow::json::ReadOptions::Defaults();
+  options.use_threads = false;
+  options.block_size = static_cast<int32_t>(
+      std::min<size_t>(std::max<size_t>(text.size() + 1, options.block_size), INT32_MAX));
   ARROW_ASSIGN_OR_RAISE(auto reader, arrow::json::TableReader::Make(
-                                         arrow::default_memory_pool(), lines,
-                                         arrow::json::ReadOptions::Defaults(),
+                                         arrow::default_memory_pool(), lines, options,
                                          arrow::json::ParseOptions::Defaults()));
   ARROW_ASSIGN_OR_RAISE(auto table, reader->Read());
   std::set<std::string> keys;
@@ -235,7 +238,21 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenOne(
       // becoming all-null columns), so generated and identity columns are computed, as with a
       // DataFrame that lacks them. Which keys the input has is read from its first block, the
       // same block Arrow's reader infers other columns from.
-      ARROW_ASSIGN_OR_RAISE(auto head, stream->Read(read.block_size));
+      // (A first line longer than a block is read on until it ends.)
+      ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> head, stream->Read(read.block_size));
+      while (head->size() > 0 &&
+             std::string_view(head->data_as<char>(), head->size()).find('\n') ==
+                 std::string_view::npos) {
+        ARROW_ASSIGN_OR_RAISE(auto more, stream->Read(read.block_size));
+        if (more->size() == 0) break;
+        head = arrow::Buffer::FromString(head->ToString() + more->ToString());
+      }
+      // Arrow's reader needs every line to fit in a block: make blocks twice the first line.
+      const auto first_line = std::string_view(head->data_as<char>(), head->size()).find('\n');
+      if (first_line != std::string_view::npos &&
+          2 * (first_line + 1) > static_cast<size_t>(read.block_size)) {
+        read.block_size = static_cast<int32_t>(std::min<size_t>(2 * (first_line + 1), INT32_MAX));
+      }
       auto keys = JsonKeys(head);
       if (!keys.ok()) {
         return DeltaError(DeltaErrorCode::kInvalidArgument,

@@ -6,7 +6,7 @@ BUILD="${1:-build}"
 cd "$(dirname "$0")/.."
 export TZ=UTC
 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)"
-if [[ -x scripts/bench-smoke.sh ]]; then scripts/bench-smoke.sh "$BUILD"; fi
+scripts/bench-smoke.sh "$BUILD"
 # Interoperability with real peers; never skipped: a peer that cannot start fails the run.
 DELTACPP_CLI="$(pwd)/$BUILD/deltacpp"
 if [[ "$BUILD" = /* ]]; then DELTACPP_CLI="$BUILD/deltacpp"; fi

@@ -248,6 +248,8 @@ TEST(ConcurrentWriters, EightProcessesAppendingTogetherEachLandExactlyOnce) {
   // Version v holds the rows of exactly v appends, and each writer's appends show up in the
   // order it made them (what it has in a version is a prefix of its appends).
   std::multiset<int64_t> previous;
+  int last_writer = -1;
+  int writer_switches = 0;  // consecutive versions committed by different writers
   for (int64_t v = 0; v <= kTotal; ++v) {
     auto snapshot = (*table)->SnapshotAt(v);
     ASSERT_TRUE(snapshot.ok()) << "version " << v << ": " << snapshot.status().ToString();
@@ -270,6 +272,13 @@ TEST(ConcurrentWriters, EightProcessesAppendingTogetherEachLandExactlyOnce) {
     }
     for (int64_t id : previous) {
       EXPECT_EQ(current.count(id), previous.count(id)) << "version " << v << " lost id " << id;
+    }
+    for (int64_t id : current) {
+      if (previous.count(id)) continue;
+      const int writer = static_cast<int>(id / 1000);
+      if (last_writer >= 0 && writer != last_writer) ++writer_switches;
+      last_writer = writer;
+      break;
     }
     previous = std::move(current);
   }
@@ -301,6 +310,10 @@ TEST(ConcurrentWriters, EightProcessesAppendingTogetherEachLandExactlyOnce) {
     }
   }
   RecordProperty("commits_after_a_lost_race", retried);
+  // The writers really ran at the same time: had they taken turns, one after the other, the
+  // committing writer would change only kAppendWriters - 1 times.
+  RecordProperty("writer_switches", writer_switches);
+  EXPECT_GT(writer_switches, kAppendWriters - 1);
 }
 
 // Idempotent writes (txnAppId/txnVersion) from racing processes land exactly once each.

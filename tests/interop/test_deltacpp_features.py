@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from interop_util import (arrow_rows, assert_detail_agrees, assert_same_rows, cli,
+from interop_util import (arrow_rows, assert_detail_agrees, assert_history_agrees,
+                          assert_same_rows, cli, rs_table,
                           compare_versions_all, cpp_history, cpp_read, cpp_versions,
                           log_versions_on_disk, rs_read, rs_read_sql, spark_df, spark_rows)
 
@@ -61,6 +62,7 @@ def test_column_mapping_name_mode(spark, tmp_path):
     assert sorted(r["v_renamed"] or "" for r in cpp_read(t).to_pylist()) == \
         ["", "", "four", "one", "six", "two"]
     assert_detail_agrees(spark, t)
+    assert_history_agrees(spark, t)
 
 
 def test_delta_rs_pyarrow_reader_ignores_column_mapping(tmp_path):
@@ -86,7 +88,11 @@ def test_delta_rs_pyarrow_reader_ignores_column_mapping(tmp_path):
 def test_in_commit_timestamps_time_travel(spark, tmp_path):
     """Time travel by timestamp on a deltacpp table with in-commit timestamps: the commit files'
     modification times are moved to 2001 afterwards, so only the inCommitTimestamp of each
-    commit can give the right version; Spark timestampAsOf and deltacpp --timestamp agree."""
+    commit can give the right version; Spark timestampAsOf and deltacpp --timestamp agree, and
+    both refuse a time before the first commit and after the last. Every version reads the same
+    in all three engines. delta-rs's time travel by timestamp agrees between the commits while
+    the file times are the commit times, and afterwards shows a known delta-rs limitation: it
+    goes by the file times, not the in-commit timestamps (docs/interop.md)."""
     t = tmp_path / "ict"
     cli("create", t, "--schema", "id long, v string",
         "--property", "delta.enableInCommitTimestamps=true")
@@ -99,6 +105,20 @@ def test_in_commit_timestamps_time_travel(spark, tmp_path):
         assert "inCommitTimestamp" in ci, f"version {v}: no inCommitTimestamp in {ci}"
         ict[v] = ci["inCommitTimestamp"]
     assert all(ict[v] < ict[v + 1] for v in range(3)), ict
+    compare_versions_all(spark, t, range(4))
+
+    def at(ms):
+        return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc)
+
+    def rs_version_at(when):
+        dtab = rs_table(t)
+        dtab.load_as_version(when)
+        return dtab.version()
+
+    # while the commit files' times are the commit times, delta-rs agrees between commits
+    between = {v: at((ict[v] + ict[v + 1]) // 2) for v in range(3)}
+    rs_before = {v: rs_version_at(when) for v, when in between.items()}
+    assert rs_before == {v: v for v in range(3)}, f"delta-rs load_as_version: {rs_before}"
     old = dt.datetime(2001, 1, 1, tzinfo=dt.timezone.utc).timestamp()
     for p in (t / "_delta_log").glob("*.json"):
         os.utime(p, (old, old))
@@ -114,9 +134,6 @@ def test_in_commit_timestamps_time_travel(spark, tmp_path):
     for v in range(4):
         ms = int(spark_hist[v].replace(tzinfo=dt.timezone.utc).timestamp() * 1000)
         assert ms == ict[v], f"Spark history v{v}: {spark_hist[v]}, inCommitTimestamp {ict[v]}"
-
-    def at(ms):
-        return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc)
 
     instants = {}
     for v in range(4):
@@ -139,15 +156,21 @@ def test_in_commit_timestamps_time_travel(spark, tmp_path):
         except AssertionError as e:
             failures.append(str(e))
     # before the first commit and after the last: both refuse
-    early = at(ict[0] - 1000)
-    p = cli("read", t, "--timestamp", early.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
-            check=False)
-    if p.returncode == 0:
-        failures.append("deltacpp read a timestamp before the first commit")
-    with pytest.raises(Exception, match="(?i)timestamp"):
-        spark_df(spark, t, timestamp=early.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]).collect()
+    for when, kind in ((at(ict[0] - 1000), "before"), (at(ict[3] + 3_600_000), "after")):
+        p = cli("read", t, "--timestamp", when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+                check=False)
+        if p.returncode == 0 or "TimestampOutOfRange" not in p.stderr:
+            failures.append(f"deltacpp read a timestamp {kind} the commits: {p.stderr}")
+        with pytest.raises(Exception, match=f"(?i)timestamp.*{kind}|{kind}.*timestamp"):
+            spark_df(spark, t, timestamp=when.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]).collect()
     assert not failures, "\n".join(failures)
+    # Known delta-rs limitation: with the file times moved, deltalake 1.6.6 load_as_version
+    # ignores inCommitTimestamp and gives the latest version for every instant, as the
+    # 2001 file times are all before it. Asserted so that a fixed delta-rs fails this.
+    rs_after = {v: rs_version_at(when) for v, when in between.items()}
+    assert rs_after == {v: 3 for v in range(3)}, f"delta-rs load_as_version: {rs_after}"
     assert_detail_agrees(spark, t)
+    assert_history_agrees(spark, t)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,6 +215,7 @@ def test_row_tracking(spark, tmp_path):
     assert sorted(r.row_id for r in ids) == list(range(11)), ids
     compare_versions_all(spark, t, range(5))
     assert_detail_agrees(spark, t)
+    assert_history_agrees(spark, t)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,9 +244,11 @@ def test_identity_and_generated_columns(spark, tmp_path):
     # Spark enforces deltacpp's generation expression and the ALWAYS identity
     with pytest.raises(Exception, match="(?i)generat|constraint|CHECK"):
         spark.sql(f"INSERT INTO delta.`{t}` (v, d, y) VALUES ('bad', DATE'2020-01-01', 1999)")
-    with pytest.raises(Exception, match="(?i)identity|GENERATED ALWAYS|id"):
+    with pytest.raises(Exception, match="(?i)identity|GENERATED ALWAYS"):
         spark.sql(f"INSERT INTO delta.`{t}` (id, v, d) VALUES (99, 'bad', NULL)")
     compare_versions_all(spark, t, range(5))
+    assert_detail_agrees(spark, t)
+    assert_history_agrees(spark, t)
 
 
 def test_describe_agrees_on_legacy_identity_protocol(spark, tmp_path):
@@ -234,6 +260,8 @@ def test_describe_agrees_on_legacy_identity_protocol(spark, tmp_path):
     t = tmp_path / "ident_protocol"
     cli("create", t, "--schema", "id BIGINT GENERATED ALWAYS AS IDENTITY, v string")
     assert_detail_agrees(spark, t)
+    assert_history_agrees(spark, t)
+    assert_history_agrees(spark, t)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -284,6 +312,7 @@ def test_checkpoints(spark, tmp_path, kind):
         with pytest.raises(Exception, match="v2Checkpoint"):
             rs_read(t, 5)
     assert_detail_agrees(spark, t)
+    assert_history_agrees(spark, t)
 
 
 def test_log_cleanup(spark, tmp_path):
@@ -310,9 +339,11 @@ def test_log_cleanup(spark, tmp_path):
     compare_versions_all(spark, t, remaining)
     assert sorted(r["id"] for r in cpp_read(t, 6).to_pylist()) == list(range(1, 7))
     for v in (0, 5):
-        assert cli("read", t, "--version", v, check=False).returncode != 0
-        with pytest.raises(Exception):
+        p = cli("read", t, "--version", v, check=False)
+        assert p.returncode != 0 and "VersionNotFound" in p.stderr, p.stderr
+        with pytest.raises(Exception, match="No files in log segment"):
             rs_read(t, v)
-        with pytest.raises(Exception):
+        with pytest.raises(Exception, match="DELTA_VERSION_NOT_FOUND"):
             spark_df(spark, t, v).collect()
     assert_detail_agrees(spark, t)
+    assert_history_agrees(spark, t)

@@ -1,6 +1,7 @@
 """Table features written by Spark and read by deltacpp: change data feed (cdc files), V2
 checkpoints, vacuumed history, in-commit timestamps with timestamp time travel, and reader
-features deltacpp does not support (refused with UnsupportedFeature naming them)."""
+features and writer features deltacpp does not support (refused with UnsupportedFeature
+naming them)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -12,7 +13,7 @@ import time
 import pytest
 
 from interop_util import (arrow_rows, assert_same_rows, cli, compare_versions_all, cpp_read,
-                          cpp_versions, spark_df, spark_rows)
+                          cpp_versions, data_files_on_disk, spark_df, spark_rows)
 
 
 def _spark_versions(spark, t):
@@ -109,7 +110,7 @@ def test_spark_vacuumed_history(spark, tmp_path):
     p = cli("read", t, "--version", 1, check=False)
     assert p.returncode != 0, "deltacpp read version 1 although its file was vacuumed"
     assert "MissingFile" in p.stderr and ".parquet" in p.stderr, p.stderr
-    with pytest.raises(Exception):
+    with pytest.raises(Exception, match="(?i)FileNotFound|file.*does not exist"):
         spark_df(spark, t, 1).collect()
     compare_versions_all(spark, t, [v for v in versions if v >= 2])
     print("vacuum-seconds:", round(time.time() - t0, 1))
@@ -119,7 +120,8 @@ def test_spark_vacuumed_history(spark, tmp_path):
 def test_spark_in_commit_timestamps_time_travel(spark, tmp_path):
     """Spark writes inCommitTimestamp in every commitInfo; the commit files' modification times
     are then moved to 2001 so that only the in-commit timestamps give the right answer, and
-    `deltacpp read --timestamp` equals Spark timestampAsOf at and between every commit."""
+    `deltacpp read --timestamp` equals Spark timestampAsOf at and between every commit; both
+    refuse a time before the first commit and after the latest."""
     t = tmp_path / "spark_ict"
     spark.sql(f"""CREATE TABLE delta.`{t}` (id INT, v STRING) USING delta
         TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true')""")
@@ -141,7 +143,8 @@ def test_spark_in_commit_timestamps_time_travel(spark, tmp_path):
         instants[at(ict[v])] = v
         if v < 3:
             instants[at((ict[v] + ict[v + 1]) // 2)] = v
-    instants[at(ict[3] + 3_600_000)] = None  # after the latest commit
+    instants[at(ict[0] - 1000)] = "before"  # before the first commit
+    instants[at(ict[3] + 3_600_000)] = "after"  # after the latest commit
     failures = []
     for when, want in sorted(instants.items(), key=lambda kv: kv[0]):
         iso = when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
@@ -155,10 +158,12 @@ def test_spark_in_commit_timestamps_time_travel(spark, tmp_path):
             mine = f"error: {p.stderr.strip()[:200]}"
         else:
             mine = [(o["id"], o["v"]) for o in map(json.loads, p.stdout.splitlines())]
-        if want is None:
-            # Spark refuses a timestamp after the latest commit; deltacpp must agree
-            if isinstance(theirs, list) or isinstance(mine, list):
-                failures.append(f"{iso} (after the latest commit): Spark {theirs!r}, "
+        if isinstance(want, str):
+            # Spark refuses a timestamp before the first or after the latest commit; deltacpp
+            # must agree
+            if (isinstance(theirs, list) or isinstance(mine, list)
+                    or "TimestampOutOfRange" not in mine or want not in theirs.lower()):
+                failures.append(f"{iso} ({want} the commits): Spark {theirs!r}, "
                                 f"deltacpp {mine!r}")
             continue
         if isinstance(theirs, str) or isinstance(mine, str):
@@ -208,6 +213,38 @@ def test_unsupported_reader_feature(spark, tmp_path):
     assert [r["id"] for r in cpp_read(t, v - 1).to_pylist()] in ([1, 2], [2, 1])
     with pytest.raises(Exception, match="futureReaderFeatureX"):
         spark_df(spark, t).collect()
+
+
+def test_unsupported_writer_feature(spark, tmp_path):
+    """A writer-only feature deltacpp does not know (hand-added to the protocol of a table
+    Spark made, as a writer enabling it would) makes `deltacpp write` exit non-zero with
+    UnsupportedFeature naming it, leaving the log and the data files as they were; reading
+    is still allowed (writer features do not concern readers)."""
+    t = tmp_path / "unknown_writer_feature"
+    spark.sql(f"CREATE TABLE delta.`{t}` (id INT, v STRING) USING delta")
+    spark.sql(f"INSERT INTO delta.`{t}` VALUES (1, 'a'), (2, 'b')")
+    proto = [a["protocol"] for v in range(2) for a in _actions(t, v) if "protocol" in a][-1]
+    assert (proto["minReaderVersion"], proto["minWriterVersion"]) == (1, 2), proto
+    # writer version 7 lists the features writer version 2 implied, plus the unknown one
+    commit = [{"commitInfo": {"timestamp": 1700000000000, "operation": "SET TBLPROPERTIES",
+                              "operationParameters": {}}},
+              {"protocol": {"minReaderVersion": 1, "minWriterVersion": 7,
+                            "writerFeatures": ["appendOnly", "invariants",
+                                               "futureWriterFeatureY"]}}]
+    (t / "_delta_log" / f"{2:020d}.json").write_text(
+        "".join(json.dumps(a) + "\n" for a in commit), encoding="utf-8")
+    log_before = sorted(p.name for p in (t / "_delta_log").iterdir())
+    data_before = data_files_on_disk(t)
+    src = tmp_path / "in.csv"
+    src.write_text("id,v\n3,c\n", encoding="utf-8")
+    for args in ([], ["--mode", "overwrite"]):
+        p = cli("write", t, src, *args, check=False)
+        assert p.returncode != 0, f"deltacpp write {args} accepted the unknown writer feature"
+        assert p.stderr.startswith("deltacpp: error: UnsupportedFeature") and \
+            "futureWriterFeatureY" in p.stderr, p.stderr
+    assert sorted(p.name for p in (t / "_delta_log").iterdir()) == log_before
+    assert data_files_on_disk(t) == data_before, "the refused write left data files behind"
+    assert sorted(r["id"] for r in cpp_read(t).to_pylist()) == [1, 2]
 
 
 def test_spark_variant_shredding_is_refused(spark, tmp_path):

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -675,6 +676,39 @@ TEST_F(ConcurrentOperations, OverwritingProcessesEitherCommitOrConflictCleanly) 
 using Op = FaultInjectingLogStore::Op;
 using When = FaultInjectingLogStore::When;
 
+// Calls `run(op, n, when, name)` for call n = 1..calls[op] of every operation and each moment of
+// failing it, under a SCOPED_TRACE of the case's name; returns the number of cases.
+int ForEachFault(const std::map<Op, int>& calls, const std::string& prefix,
+                 const std::function<void(Op, int, When, const std::string&)>& run) {
+  int runs = 0;
+  for (Op op : {Op::kList, Op::kRead, Op::kPutIfAbsent, Op::kPutReplace, Op::kDelete}) {
+    auto it = calls.find(op);
+    for (int n = 1; it != calls.end() && n <= it->second; ++n) {
+      for (When when : {When::kBefore, When::kDuring, When::kAfter}) {
+        const std::string name =
+            fmt::format("{}{}-{}-{}", prefix, FaultInjectingLogStore::OpName(op), n,
+                        when == When::kBefore   ? "before"
+                        : when == When::kDuring ? "during"
+                                                : "after");
+        SCOPED_TRACE(name);
+        run(op, n, when, name);
+        ++runs;
+      }
+    }
+  }
+  return runs;
+}
+
+// After a fault: one more append commits the next version on top of `rows_at_latest`.
+void ExpectStillWritable(const std::string& root, int64_t latest,
+                         std::multiset<std::string> rows_at_latest) {
+  auto later = WriteTable(root, One(Named({300})), {});
+  ASSERT_TRUE(later.ok()) << later.status().ToString();
+  EXPECT_EQ(later->version, latest + 1);
+  rows_at_latest.insert("300|n300");
+  EXPECT_EQ(ReadRows(root), rows_at_latest);
+}
+
 class FaultInjection : public ::testing::Test {
  protected:
   // Template: checkpoint every 5 versions; versions 0 (create) and 1..3 (rows 1, 2, 3).
@@ -758,12 +792,7 @@ class FaultInjection : public ::testing::Test {
       EXPECT_TRUE(std::filesystem::exists(root + "/_delta_log/" + CheckpointName(*hint)))
           << "_last_checkpoint names version " << *hint << " which has no checkpoint";
     }
-    auto later = WriteTable(root, One(Named({300})), {});
-    ASSERT_TRUE(later.ok()) << later.status().ToString();
-    EXPECT_EQ(later->version, latest + 1);
-    auto expected = rows[latest];
-    expected.insert("300|n300");
-    EXPECT_EQ(ReadRows(root), expected);
+    ExpectStillWritable(root, latest, rows[latest]);
   }
 
   static TempDir* template_dir_;
@@ -786,23 +815,11 @@ TEST_F(FaultInjection, EveryFailingStoreCallLeavesOnlyCommittedVersions) {
   EXPECT_GE(calls[Op::kList], 1);
   EXPECT_GE(calls[Op::kRead], 1);
   EXPECT_EQ(calls[Op::kPutReplace], 1);
-  int runs = 0;
-  for (Op op : {Op::kList, Op::kRead, Op::kPutIfAbsent, Op::kPutReplace, Op::kDelete}) {
-    for (int n = 1; n <= calls[op]; ++n) {
-      for (When when : {When::kBefore, When::kDuring, When::kAfter}) {
-        const std::string name =
-            fmt::format("{}-{}-{}", FaultInjectingLogStore::OpName(op), n,
-                        when == When::kBefore   ? "before"
-                        : when == When::kDuring ? "during"
-                                                : "after");
-        SCOPED_TRACE(name);
-        auto out = Run(name, op, n, when);
-        // Only a put that went through and then reported an error can leave its commit.
-        ExpectConsistent(out, op == Op::kPutIfAbsent && when == When::kAfter);
-        ++runs;
-      }
-    }
-  }
+  const int runs = ForEachFault(calls, "", [&](Op op, int n, When when, const std::string& name) {
+    auto out = Run(name, op, n, when);
+    // Only a put that went through and then reported an error can leave its commit.
+    ExpectConsistent(out, op == Op::kPutIfAbsent && when == When::kAfter);
+  });
   RecordProperty("fault_runs", runs);
 }
 
@@ -941,12 +958,7 @@ class WriteTableFaults : public ::testing::Test {
         EXPECT_TRUE(data.count(f)) << "version 4 references " << f << ", which was deleted";
       }
     }
-    auto later = WriteTable(root, One(Named({300})), {});
-    ASSERT_TRUE(later.ok()) << later.status().ToString();
-    EXPECT_EQ(later->version, latest + 1);
-    auto expected = rows[latest];
-    expected.insert("300|n300");
-    EXPECT_EQ(ReadRows(root), expected);
+    ExpectStillWritable(root, latest, rows[latest]);
   }
 
   static TempDir* template_dir_;
@@ -969,22 +981,10 @@ TEST_F(WriteTableFaults, EveryFailingStoreCallLeavesOnlyCommittedVersionsAndFile
   EXPECT_GE(calls[Op::kDelete], 2);
   EXPECT_GE(calls[Op::kPutIfAbsent], 2);
   EXPECT_EQ(calls[Op::kPutReplace], 1);
-  int runs = 0;
-  for (Op op : {Op::kList, Op::kRead, Op::kPutIfAbsent, Op::kPutReplace, Op::kDelete}) {
-    for (int n = 1; n <= calls[op]; ++n) {
-      for (When when : {When::kBefore, When::kDuring, When::kAfter}) {
-        const std::string name =
-            fmt::format("w-{}-{}-{}", FaultInjectingLogStore::OpName(op), n,
-                        when == When::kBefore   ? "before"
-                        : when == When::kDuring ? "during"
-                                                : "after");
-        SCOPED_TRACE(name);
-        auto out = Run(name, op, n, when);
-        ExpectConsistent(out, op == Op::kPutIfAbsent && when == When::kAfter);
-        ++runs;
-      }
-    }
-  }
+  const int runs = ForEachFault(calls, "w-", [&](Op op, int n, When when, const std::string& name) {
+    auto out = Run(name, op, n, when);
+    ExpectConsistent(out, op == Op::kPutIfAbsent && when == When::kAfter);
+  });
   RecordProperty("fault_runs", runs);
 }
 

@@ -676,6 +676,15 @@ TEST_F(ConcurrentOperations, OverwritingProcessesEitherCommitOrConflictCleanly) 
 using Op = FaultInjectingLogStore::Op;
 using When = FaultInjectingLogStore::When;
 
+// How many calls of each operation `store` has seen.
+std::map<Op, int> CallCounts(const FaultInjectingLogStore& store) {
+  std::map<Op, int> out;
+  for (Op o : {Op::kList, Op::kRead, Op::kPutIfAbsent, Op::kPutReplace, Op::kDelete}) {
+    out[o] = store.calls(o);
+  }
+  return out;
+}
+
 // Calls `run(op, n, when, name)` for call n = 1..calls[op] of every operation and each moment of
 // failing it, under a SCOPED_TRACE of the case's name; returns the number of cases.
 int ForEachFault(const std::map<Op, int>& calls, const std::string& prefix,
@@ -751,14 +760,11 @@ class FaultInjection : public ::testing::Test {
     (*txn)->AddFiles(*adds);
     auto winner = WriteTable(out.root, One(Named({200})), {});
     EXPECT_TRUE(winner.ok() && winner->version == 4) << winner.status().ToString();
-    std::map<Op, int> before;
-    for (Op o : {Op::kList, Op::kRead, Op::kPutIfAbsent, Op::kPutReplace, Op::kDelete}) {
-      before[o] = faulty->calls(o);
-    }
-    if (nth > 0) faulty->FailOn(op, before[op] + nth, when);
+    const std::map<Op, int> before = CallCounts(*faulty);
+    if (nth > 0) faulty->FailOn(op, before.at(op) + nth, when);
     out.commit = (*txn)->Commit("WRITE", {{"mode", "Append"}});
     if (calls) {
-      for (auto& [o, n] : before) (*calls)[o] = faulty->calls(o) - n;
+      for (const auto& [o, n] : CallCounts(*faulty)) (*calls)[o] = n - before.at(o);
     }
     return out;
   }
@@ -896,16 +902,13 @@ class WriteTableFaults : public ::testing::Test {
     auto faulty = std::make_shared<FaultInjectingLogStore>(MakeLocalLogStore());
     auto table = DeltaTable::Open(out.root, faulty);
     EXPECT_TRUE(table.ok()) << table.status().ToString();
-    std::map<Op, int> before;
-    for (Op o : {Op::kList, Op::kRead, Op::kPutIfAbsent, Op::kPutReplace, Op::kDelete}) {
-      before[o] = faulty->calls(o);
-    }
-    if (nth > 0) faulty->FailOn(op, before[op] + nth, when);
+    const std::map<Op, int> before = CallCounts(*faulty);
+    if (nth > 0) faulty->FailOn(op, before.at(op) + nth, when);
     WriteOptions options;
     options.transaction.initial_backoff = std::chrono::milliseconds(0);
     out.write = WriteTable(*table, One(Named({100, 101})), options);
     if (calls) {
-      for (auto& [o, n] : before) (*calls)[o] = faulty->calls(o) - n;
+      for (const auto& [o, n] : CallCounts(*faulty)) (*calls)[o] = n - before.at(o);
     }
     return out;
   }

@@ -22,16 +22,18 @@ std::optional<int32_t> ParquetFieldId(const arrow::Field& f) {
 
 int FindChild(const arrow::FieldVector& file_fields, const arrow::Field& logical,
               ColumnMappingMode mode) {
-  if (mode == ColumnMappingMode::kId) {
-    if (auto id = FieldId(logical)) {
-      for (size_t i = 0; i < file_fields.size(); ++i) {
-        if (ParquetFieldId(*file_fields[i]) == id) return static_cast<int>(i);
-      }
+  const std::optional<int32_t> id =
+      mode == ColumnMappingMode::kId ? FieldId(logical) : std::nullopt;
+  if (id) {
+    for (size_t i = 0; i < file_fields.size(); ++i) {
+      if (ParquetFieldId(*file_fields[i]) == id) return static_cast<int>(i);
     }
   }
   const std::string name =
       mode == ColumnMappingMode::kNone ? logical.name() : PhysicalName(logical);
   for (size_t i = 0; i < file_fields.size(); ++i) {
+    // By id, a file column carrying another field id is another column, whatever its name.
+    if (id && ParquetFieldId(*file_fields[i])) continue;
     if (file_fields[i]->name() == name) return static_cast<int>(i);
   }
   return -1;

@@ -184,6 +184,55 @@ TEST_F(IdMappedTable, FiltersUseTheColumnsFoundById) {
   }
 }
 
+// A file column under another field id is another column, even when it has the physical name;
+// only a file column without any field id is matched by physical name.
+TEST(IdMappedFallback, PhysicalNameOnlyMatchesColumnsWithoutFieldIds) {
+  TempDir dir;
+  FixtureTableWriter w(dir.str());
+  const std::string schema =
+      StructJson({MappedField("Id", "\"long\"", 1, "col-id"),
+                  MappedField("score", "\"double\"", 2, "col-score"),
+                  MappedField("info", StructJson({MappedField("city", "\"string\"", 4, "col-city")}),
+                              3, "col-info")});
+  ASSERT_TRUE(w.CreateWithSchemaString(schema, {},
+                                       {{"delta.columnMapping.mode", "id"},
+                                        {"delta.columnMapping.maxColumnId", "4"}},
+                                       2, 5)
+                  .ok());
+  // Ids 2 and 4 are missing; the columns named col-score and col-city belong to ids 95 and 94.
+  arrow::FieldVector with_ids_info = {IdField("col-city", arrow::utf8(), 94)};
+  AppendOne(w, FixtureFile(TableOf({IdField("c1", arrow::int64(), 1),
+                                    IdField("col-score", arrow::float64(), 95),
+                                    IdField("col-info", arrow::struct_(with_ids_info), 3)},
+                                   {Int64s({1, 2}), Doubles({-1, -2}),
+                                    StructOf(with_ids_info, {Strings({"decoy", "decoy"})})}))
+                   .WithStats(false));
+  // No field ids at all: physical names.
+  arrow::FieldVector plain_info = {arrow::field("col-city", arrow::utf8())};
+  AppendOne(w, FixtureFile(TableOf({arrow::field("col-id", arrow::int64()),
+                                    arrow::field("col-score", arrow::float64()),
+                                    arrow::field("col-info", arrow::struct_(plain_info))},
+                                   {Int64s({3}), Doubles({3.5}),
+                                    StructOf(plain_info, {Strings({"Oslo"})})}))
+                   .WithStats(false));
+  auto snap = OpenLatest(dir.str());
+  ASSERT_NE(snap, nullptr);
+  auto scan = Plan(*snap);
+  ASSERT_NE(scan, nullptr);
+  auto t = Read(*scan);
+  ASSERT_NE(t, nullptr);
+  auto ids = Int64Values(*t, "Id");
+  auto scores = Values<arrow::DoubleArray, double>(*t, "score", arrow::float64());
+  auto cities = ArrayValues<arrow::StringArray, std::string>(StructChild(*t, "info", "city"));
+  ASSERT_EQ(ids.size(), 3u);
+  ASSERT_EQ(scores.size(), 3u);
+  ASSERT_EQ(cities.size(), 3u);
+  auto opt = [](const auto& v) { return v ? fmt::format("{}", *v) : std::string("null"); };
+  auto got = ByKey(ids, [&](size_t i) { return opt(scores[i]) + "|" + opt(cities[i]); });
+  EXPECT_EQ(got, (std::map<int64_t, std::string>{
+                     {1, "null|null"}, {2, "null|null"}, {3, "3.5|Oslo"}}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Type widening
 

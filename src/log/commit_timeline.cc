@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <charconv>
+
 #include "deltacpp/error.h"
 #include "log/commit_parser.h"
 
@@ -46,7 +48,16 @@ arrow::Result<CommitTimeline> CommitTimeline::Load(std::shared_ptr<LogStore> sto
   if (ict != conf.end() && ict->second == "true") {
     int64_t since = 0;
     auto ev = conf.find("delta.inCommitTimestampEnablementVersion");
-    if (ev != conf.end()) since = std::stoll(ev->second);
+    if (ev != conf.end()) {
+      const std::string& text = ev->second;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), since);
+      if (ec != std::errc() || end != text.data() + text.size() || since < 0) {
+        return DeltaError(DeltaErrorCode::kCorruptLog,
+                          fmt::format("table {}: delta.inCommitTimestampEnablementVersion='{}' "
+                                      "is not a version",
+                                      table_root, text));
+      }
+    }
     t.ict_since_ = since;
   }
   return t;

@@ -183,6 +183,26 @@ TEST_F(InCommitTimestampsEnabledLater, HistoryDatesEachCommitTheSameWay) {
   }
 }
 
+TEST(InCommitTimestampTravel, MalformedEnablementVersionIsCorruptLog) {
+  TempDir dir;
+  const std::string conf =
+      R"({"delta.enableInCommitTimestamps":"true","delta.inCommitTimestampEnablementVersion":"three"})";
+  WriteCommit(dir.str(), 0,
+              {R"({"commitInfo":{"inCommitTimestamp":1700000000000,"timestamp":1700000000000}})",
+               R"({"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":["inCommitTimestamp"]}})",
+               MetadataLine(R"({"name":"id","type":"long","nullable":true,"metadata":{}})", "[]",
+                            conf)});
+  auto table = *DeltaTable::Open(dir.str());
+  auto v = table->VersionAtTimestamp(kT0);
+  ASSERT_FALSE(v.ok());
+  EXPECT_TRUE(IsDeltaError(v.status(), DeltaErrorCode::kCorruptLog)) << v.status().ToString();
+  EXPECT_NE(v.status().message().find("delta.inCommitTimestampEnablementVersion"),
+            std::string::npos)
+      << v.status().message();
+  EXPECT_NE(v.status().message().find(dir.str()), std::string::npos) << v.status().message();
+  EXPECT_TRUE(IsDeltaError(table->History().status(), DeltaErrorCode::kCorruptLog));
+}
+
 TEST(TimestampText, IsoFormsParseToUtcMillis) {
   EXPECT_EQ(*ParseTimestampMillis("2023-11-14T22:13:20Z"), kT0);
   EXPECT_EQ(*ParseTimestampMillis("2023-11-14 22:13:20"), kT0);

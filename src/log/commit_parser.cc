@@ -313,7 +313,9 @@ arrow::Result<ParsedActions> ParseActionFile(std::string_view content,
           c.path = OptString(o, "path").value_or("");
           // A null partition value stays null (JSON null), as for add actions.
           if (auto pv = o["partitionValues"]; !pv.error() && pv.value().is_object()) {
-            for (auto [k, val] : pv.value().get_object().value()) {
+            // A named object: the range of a range-for must not live in a temporary result.
+            object pv_obj = pv.value().get_object().value();
+            for (auto [k, val] : pv_obj) {
               std::optional<std::string> text;
               if (val.is_string()) {
                 text = std::string(val.get_string().value());

@@ -1,5 +1,8 @@
 """deltacpp writes, delta-rs and Spark read: every version of each table is read by the peers
-exactly as `deltacpp read --version v` reads it, and the histories agree."""
+exactly as `deltacpp read --version v` reads it, and the histories agree. Covers every kind
+of `deltacpp write` and the table changes: `create --comment` and `--or-replace`,
+`write --mode overwrite --overwrite-schema`, and `alter` set-properties, unset-properties,
+add-constraint and drop-constraint."""
 from __future__ import annotations
 
 import json
@@ -9,9 +12,10 @@ import pytest
 
 import pyarrow as pa
 
-from interop_util import (cli, compare_version_with_rs, compare_version_with_spark,
-                          cpp_describe, cpp_history, cpp_read, cpp_versions, rs_table,
-                          write_jsonl, write_parquet)
+from interop_util import (assert_detail_agrees, assert_history_agrees, cli,
+                          compare_version_with_rs, compare_version_with_spark,
+                          compare_versions_all, cpp_describe, cpp_history, cpp_read, cpp_versions,
+                          rs_table, spark_detail, write_jsonl, write_parquet)
 
 TS = pa.timestamp("us", tz="UTC")
 EVENTS = [("id", pa.int64()), ("name", pa.string()), ("amount", pa.decimal128(10, 2)),
@@ -131,6 +135,112 @@ def typed_parts(tmp_path_factory):
 @pytest.fixture(scope="module")
 def typed_parts_nonneg(tmp_path_factory):
     return _typed_table(tmp_path_factory.mktemp("typed_nonneg"), negative_decimals=False)
+
+
+@pytest.fixture(scope="module")
+def ddl(tmp_path_factory):
+    """A table changed by each deltacpp table operation in turn; returns (path, notes,
+    copies) where copies maps a version to a copy of the table made right after it."""
+    d = tmp_path_factory.mktemp("ddl")
+    t = d / "ddl"
+    notes, copies = {}, {}
+
+    def csv(name, text):
+        (d / name).write_text(text, encoding="utf-8")
+        return d / name
+
+    cli("create", t, "--schema", "id long NOT NULL, v string, n int",
+        "--comment", "first comment", "--property", "owner.team=interop")
+    notes[0] = "create --comment"
+    cli("write", t, csv("1.csv", "id,v,n\n1,a,10\n2,b,20\n3,,30\n"))
+    notes[1] = "append"
+    cli("alter", t, "set-properties", "k1=v1", "k2=v2")
+    notes[2] = "alter set-properties k1, k2"
+    cli("alter", t, "unset-properties", "k1")
+    notes[3] = "alter unset-properties k1"
+    cli("alter", t, "add-constraint", "n_pos", "n > 0")
+    notes[4] = "alter add-constraint n_pos n > 0"
+    cli("write", t, csv("5.csv", "id,v,n\n4,d,40\n"))
+    notes[5] = "append under the constraint"
+    copies[5] = shutil.copytree(t, d / "ddl_at_5")
+    cli("alter", t, "drop-constraint", "n_pos")
+    notes[6] = "alter drop-constraint n_pos"
+    copies[6] = shutil.copytree(t, d / "ddl_at_6")
+    cli("write", t, "--mode", "overwrite", "--overwrite-schema",
+        write_parquet(d / "7.parquet", [{"id": "x1", "w": 1.5}, {"id": None, "w": None}],
+                      [("id", pa.string()), ("w", pa.float64())]))
+    notes[7] = "write --mode overwrite --overwrite-schema (id long -> string, v/n -> w double)"
+    cli("create", t, "--or-replace", "--schema", "k int NOT NULL, s string, p string",
+        "--partition-by", "p", "--comment", "second comment")
+    notes[8] = "create --or-replace (new schema, partitioned, new comment)"
+    cli("write", t, csv("9.csv", "k,s,p\n1,x,a\n2,,b\n3,z,\n"))
+    notes[9] = "append to the replaced table"
+    assert cpp_versions(t) == list(range(10))
+    return t, notes, copies
+
+
+def test_ddl_every_version_reads_the_same(spark, ddl):
+    t, notes, _ = ddl
+    compare_versions_all(spark, t, range(10), notes)
+    assert cpp_read(t, 6).num_rows == 4 and cpp_read(t, 7).num_rows == 2
+    assert cpp_read(t, 8).num_rows == 0 and cpp_read(t, 9).num_rows == 3
+
+
+def test_ddl_history_and_detail_agree(spark, ddl):
+    t, _, _ = ddl
+    assert_history_agrees(spark, t)
+    ops = [h["operation"] for h in sorted(cpp_history(t), key=lambda h: h["version"])]
+    assert ops == ["CREATE TABLE", "WRITE", "SET TBLPROPERTIES", "UNSET TBLPROPERTIES",
+                   "ADD CONSTRAINT", "WRITE", "DROP CONSTRAINT", "WRITE",
+                   "CREATE OR REPLACE TABLE", "WRITE"], ops
+    assert_detail_agrees(spark, t)
+    detail = spark_detail(spark, t)
+    assert detail.description == "second comment"
+    assert detail.partitionColumns == ["p"]
+    assert_detail_agrees(spark, ddl[2][6])
+    assert spark_detail(spark, ddl[2][6]).description == "first comment"
+
+
+def test_ddl_properties_and_constraints_by_version(ddl):
+    """The table properties of each version, as delta-rs and deltacpp see them."""
+    t, _, _ = ddl
+    want = {0: {"owner.team": "interop"},
+            2: {"owner.team": "interop", "k1": "v1", "k2": "v2"},
+            3: {"owner.team": "interop", "k2": "v2"},
+            4: {"owner.team": "interop", "k2": "v2", "delta.constraints.n_pos": "n > 0"},
+            6: {"owner.team": "interop", "k2": "v2"},
+            8: {}}
+    for v, props in want.items():
+        theirs = dict(rs_table(t, v).metadata().configuration)
+        mine = {k[len("property "):]: x for k, x in cpp_describe(t, v).items()
+                if k.startswith("property ")}
+        assert theirs == mine == props, f"version {v}: delta-rs {theirs}, deltacpp {mine}"
+
+
+def test_spark_enforces_constraint_deltacpp_added(spark, ddl, tmp_path):
+    """Spark enforces the CHECK constraint `deltacpp alter add-constraint` added, and no
+    longer after `deltacpp alter drop-constraint` (each on a copy of the table)."""
+    _, _, copies = ddl
+    at5 = tmp_path / "at5"
+    shutil.copytree(copies[5], at5)
+    with pytest.raises(Exception, match="(?i)CHECK constraint n_pos"):
+        spark.sql(f"INSERT INTO delta.`{at5}` VALUES (9, 'neg', -1)")
+    spark.sql(f"INSERT INTO delta.`{at5}` VALUES (10, 'ok', 1)")
+    assert 10 in [r["id"] for r in cpp_read(at5).to_pylist()]
+    bad = write_jsonl(tmp_path / "neg.json", [{"id": 11, "v": "neg", "n": -1}])
+    p = cli("write", at5, bad, check=False)
+    assert p.returncode != 0 and "n_pos" in p.stderr, p.stderr
+    at6 = tmp_path / "at6"
+    shutil.copytree(copies[6], at6)
+    spark.sql(f"INSERT INTO delta.`{at6}` VALUES (9, 'neg', -1)")
+    assert (9, -1) in [(r["id"], r["n"]) for r in cpp_read(at6).to_pylist()]
+
+
+def test_events_and_typed_history_and_detail_agree(spark, events, typed_parts,
+                                                   typed_parts_nonneg):
+    for t in (events[0], typed_parts, typed_parts_nonneg):
+        assert_history_agrees(spark, t)
+        assert_detail_agrees(spark, t)
 
 
 # ---------------------------------------------------------------------------------------------

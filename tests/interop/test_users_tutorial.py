@@ -9,7 +9,8 @@ import time
 import pyarrow as pa
 import pytest
 
-from interop_util import (arrow_rows, assert_same_rows, cli, compare_version_with_rs,
+from interop_util import (arrow_rows, assert_detail_agrees, assert_history_agrees,
+                          assert_same_rows, cli, compare_version_with_rs,
                           compare_version_with_spark, cpp_history, cpp_read, cpp_versions,
                           rs_table, spark_df, spark_rows, write_parquet)
 
@@ -44,11 +45,13 @@ def users(tmp_path_factory):
     return t
 
 
-def test_versions_and_history(users):
+def test_versions_and_history(spark, users):
     assert cpp_versions(users) == [0, 1, 2, 3]
     ops = {h["version"]: h["operation"] for h in cpp_history(users)}
     assert ops[0] == "CREATE TABLE"
     assert all(ops[v] == "WRITE" for v in (1, 2, 3))
+    assert_history_agrees(spark, users)
+    assert_detail_agrees(spark, users)
 
 
 @pytest.mark.parametrize("version", range(4))

@@ -1,7 +1,12 @@
 // How file columns become table columns beyond plain names: column mapping by Parquet field id,
 // type widening on read, void columns and variant columns.
+#include <arrow/io/file.h>
 #include <fmt/core.h>
 #include <gtest/gtest.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/file_reader.h>
+
+#include <filesystem>
 
 #include "scan_test_util.h"
 
@@ -370,6 +375,147 @@ TEST_F(WidenedTable, FiltersOnWidenedColumnsMatchTheWideValues) {
     ASSERT_NE(t, nullptr);
     EXPECT_EQ(SortedIds(*t), c.ids);
   }
+}
+
+// Decimals stored as INT32 / INT64 (as Spark writes precision <= 18), in row groups whose
+// statistics are unscaled integers of the file's scale.
+TEST(TypeWideningStoredAsIntegers, DecimalRowGroupStatisticsKeepTheFileScale) {
+  TempDir dir;
+  FixtureTableWriter w(dir.str());
+  const std::string schema =
+      StructJson({PlainField("id", "\"long\""), PlainField("small", "\"decimal(12,4)\""),
+                  PlainField("big", "\"decimal(20,3)\"")});
+  ASSERT_TRUE(w.CreateWithSchemaString(schema, {}, {{"delta.enableTypeWidening", "true"}}, 3, 7,
+                                       {"typeWidening"}, {"typeWidening"})
+                  .ok());
+  // small: decimal(5,2) in INT32; big: decimal(15,1) in INT64. Row group 0 holds ids 1..2,
+  // row group 1 ids 3..4.
+  auto data = MakeTable({{"id", Int64s({1, 2, 3, 4})},
+                         {"small", Decimals(5, 2, {100, 200, 50000, 60000})},
+                         {"big", Decimals(15, 1, {-10, 10, 123456789012345, 5})}});
+  const std::string rel = "part-0.parquet";
+  {
+    auto sink = arrow::io::FileOutputStream::Open((dir.path() / rel).string()).ValueOrDie();
+    auto props = parquet::WriterProperties::Builder().enable_store_decimal_as_integer()->build();
+    ASSERT_TRUE(parquet::arrow::WriteTable(*data, arrow::default_memory_pool(), sink, 2, props).ok());
+    ASSERT_TRUE(sink->Close().ok());
+  }
+  {
+    auto file = arrow::io::ReadableFile::Open((dir.path() / rel).string()).ValueOrDie();
+    auto reader = parquet::ParquetFileReader::Open(file);
+    auto md = reader->metadata();
+    ASSERT_EQ(md->num_row_groups(), 2);
+    ASSERT_EQ(md->schema()->Column(1)->physical_type(), parquet::Type::INT32);
+    ASSERT_EQ(md->schema()->Column(2)->physical_type(), parquet::Type::INT64);
+  }
+  const auto size = std::filesystem::file_size(dir.path() / rel);
+  ASSERT_TRUE(w.CommitRaw({"{\"add\":{\"path\":\"" + rel + "\",\"partitionValues\":{},\"size\":" +
+                           std::to_string(size) +
+                           ",\"modificationTime\":1,\"dataChange\":true}}"})
+                  .ok());
+  auto snap = OpenLatest(dir.str());
+  ASSERT_NE(snap, nullptr);
+  auto all = Plan(*snap);
+  ASSERT_NE(all, nullptr);
+  auto t = Read(*all);
+  ASSERT_NE(t, nullptr);
+  auto small = Column<arrow::Decimal128Array>(*t, "small", arrow::decimal128(12, 4));
+  auto big = Column<arrow::Decimal128Array>(*t, "big", arrow::decimal128(20, 3));
+  ASSERT_NE(small, nullptr);
+  ASSERT_NE(big, nullptr);
+  std::vector<std::string> text;
+  for (int64_t i = 0; i < t->num_rows(); ++i) {
+    text.push_back(small->FormatValue(i) + "|" + big->FormatValue(i));
+  }
+  EXPECT_EQ(text, (std::vector<std::string>{"1.0000|-1.000", "2.0000|1.000",
+                                            "500.0000|12345678901234.500", "600.0000|0.500"}));
+  struct Case {
+    std::string filter;
+    std::vector<int64_t> ids;
+  };
+  for (const auto& c : std::vector<Case>{{"small > 400", {3, 4}},
+                                         {"small < 5", {1, 2}},
+                                         {"small = 500", {3}},
+                                         {"big > 1000000", {3}},
+                                         {"big < 0", {1}},
+                                         {"big = 0.5", {4}}}) {
+    SCOPED_TRACE("filter: " + c.filter);
+    auto scan = Plan(*snap, {"id"}, c.filter);
+    ASSERT_NE(scan, nullptr);
+    auto rows = Read(*scan);
+    ASSERT_NE(rows, nullptr);
+    EXPECT_EQ(SortedIds(*rows), c.ids);
+  }
+}
+
+// Widening inside nested types: a struct field short -> int, array elements byte -> long, map
+// values float -> double.
+TEST(TypeWideningNested, StructFieldsListElementsAndMapValuesAreWidened) {
+  TempDir dir;
+  FixtureTableWriter w(dir.str());
+  const std::string schema = StructJson(
+      {PlainField("id", "\"long\""),
+       PlainField("s", StructJson({PlainField("n", "\"integer\"")})),
+       PlainField("a", R"({"type":"array","elementType":"long","containsNull":true})"),
+       PlainField("m",
+                  R"({"type":"map","keyType":"string","valueType":"double","valueContainsNull":true})")});
+  ASSERT_TRUE(w.CreateWithSchemaString(schema, {}, {{"delta.enableTypeWidening", "true"}}, 3, 7,
+                                       {"typeWidening"}, {"typeWidening"})
+                  .ok());
+  arrow::Int16Builder n;
+  ASSERT_TRUE(n.AppendValues({-300, 300}).ok());
+  auto s = StructOf({arrow::field("n", arrow::int16())}, {n.Finish().ValueOrDie()});
+  arrow::ListBuilder lb(arrow::default_memory_pool(), std::make_shared<arrow::Int8Builder>());
+  auto* lv = static_cast<arrow::Int8Builder*>(lb.value_builder());
+  ASSERT_TRUE(lb.Append().ok());
+  ASSERT_TRUE(lv->AppendValues({-128, 1}).ok());
+  ASSERT_TRUE(lb.Append().ok());
+  ASSERT_TRUE(lv->AppendNull().ok());
+  auto a = lb.Finish().ValueOrDie();
+  arrow::MapBuilder mb(arrow::default_memory_pool(), std::make_shared<arrow::StringBuilder>(),
+                       std::make_shared<arrow::FloatBuilder>());
+  auto* mk = static_cast<arrow::StringBuilder*>(mb.key_builder());
+  auto* mv = static_cast<arrow::FloatBuilder*>(mb.item_builder());
+  ASSERT_TRUE(mb.Append().ok());
+  ASSERT_TRUE(mk->Append("x").ok());
+  ASSERT_TRUE(mv->Append(0.1f).ok());
+  ASSERT_TRUE(mb.Append().ok());
+  auto m = mb.Finish().ValueOrDie();
+  AppendOne(w, FixtureFile(MakeTable({{"id", Int64s({1, 2})}, {"s", s}, {"a", a}, {"m", m}})));
+  auto snap = OpenLatest(dir.str());
+  ASSERT_NE(snap, nullptr);
+  auto scan = Plan(*snap);
+  ASSERT_NE(scan, nullptr);
+  auto t = Read(*scan);
+  ASSERT_NE(t, nullptr);
+  ASSERT_TRUE(t->schema()->Equals(*scan->schema())) << t->schema()->ToString();
+  auto nn = StructChild(*t, "s", "n");
+  ASSERT_NE(nn, nullptr);
+  ASSERT_TRUE(nn->type()->Equals(arrow::int32())) << nn->type()->ToString();
+  EXPECT_EQ((static_cast<const arrow::Int32Array&>(*nn).Value(0)), -300);
+  EXPECT_EQ((static_cast<const arrow::Int32Array&>(*nn).Value(1)), 300);
+  auto list_col = arrow::Concatenate(t->GetColumnByName("a")->chunks()).ValueOrDie();
+  const auto& list = static_cast<const arrow::ListArray&>(*list_col);
+  ASSERT_TRUE(list.value_type()->Equals(arrow::int64())) << list.type()->ToString();
+  const auto& elems = static_cast<const arrow::Int64Array&>(*list.values());
+  ASSERT_EQ(list.value_length(0), 2);
+  EXPECT_EQ(elems.Value(list.value_offset(0)), -128);
+  EXPECT_EQ(elems.Value(list.value_offset(0) + 1), 1);
+  ASSERT_EQ(list.value_length(1), 1);
+  EXPECT_TRUE(elems.IsNull(list.value_offset(1)));
+  auto map_col = arrow::Concatenate(t->GetColumnByName("m")->chunks()).ValueOrDie();
+  const auto& map = static_cast<const arrow::MapArray&>(*map_col);
+  ASSERT_TRUE(map.items()->type()->Equals(arrow::float64())) << map.type()->ToString();
+  ASSERT_EQ(map.value_length(0), 1);
+  EXPECT_EQ(static_cast<const arrow::StringArray&>(*map.keys()).GetView(map.value_offset(0)), "x");
+  EXPECT_EQ(static_cast<const arrow::DoubleArray&>(*map.items()).Value(map.value_offset(0)),
+            static_cast<double>(0.1f));
+  EXPECT_EQ(map.value_length(1), 0);
+  auto filtered = Plan(*snap, {"id"}, "s.n > 0");
+  ASSERT_NE(filtered, nullptr);
+  auto rows = Read(*filtered);
+  ASSERT_NE(rows, nullptr);
+  EXPECT_EQ(SortedIds(*rows), (std::vector<int64_t>{2}));
 }
 
 // ---------------------------------------------------------------------------------------------

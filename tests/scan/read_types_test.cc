@@ -591,6 +591,20 @@ TEST_F(VoidAndVariant, VoidIsAllNullAndUnshreddedVariantIsMetadataAndValue) {
   EXPECT_EQ((ArrayValues<arrow::BinaryArray, std::string>(StructChild(*t, "v", "value"))),
             (std::vector<std::optional<std::string>>{kInt42, std::nullopt, kTrue, kHi}));
 
+  // A void column is NULL in every row.
+  for (const auto& [filter, expected] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
+           {"nothing IS NULL", {1, 2, 3, 4}},
+           {"nothing IS NOT NULL", {}},
+           {"id > 2 AND nothing IS NULL", {3, 4}},
+           {"v IS NULL", {2}}}) {
+    SCOPED_TRACE("filter: " + filter);
+    auto filtered = Plan(*snap, {"id"}, filter);
+    ASSERT_NE(filtered, nullptr);
+    auto rows = Read(*filtered);
+    ASSERT_NE(rows, nullptr);
+    EXPECT_EQ(SortedIds(*rows), expected);
+  }
+
   // The void column alone still has a row per row.
   auto only_void = Plan(*snap, {"nothing"});
   ASSERT_NE(only_void, nullptr);

@@ -149,6 +149,20 @@ TEST_F(CheckpointChoice, UuidNamedBeatsMultiPartAndClassic) {
   EXPECT_EQ(LivePaths(*snap), (std::set<std::string>{"v2.parquet"}));
 }
 
+TEST_F(CheckpointChoice, UuidNamedParquetBeatsClassicAndTheGreatestNameWins) {
+  Classic({"classic.parquet"});
+  WriteParquet(*CheckpointRows(scratch_.str() + "/uuid-a", {"v2-a.parquet"}),
+               LogPath(root_, Name("checkpoint.0b3c5f7e-0000-4000-8000-000000000001.parquet")));
+  auto snap = LoadAt2();
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(LivePaths(*snap), (std::set<std::string>{"v2-a.parquet"}));
+  WriteParquet(*CheckpointRows(scratch_.str() + "/uuid-b", {"v2-b.parquet"}),
+               LogPath(root_, Name("checkpoint.f0000000-0000-4000-8000-000000000002.parquet")));
+  snap = LoadAt2();
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(LivePaths(*snap), (std::set<std::string>{"v2-b.parquet"}));
+}
+
 TEST_F(CheckpointChoice, CompleteMultiPartBeatsClassic) {
   Classic({"classic.parquet"});
   MultiPart({"multi-a.parquet", "multi-b.parquet"}, 2, {1, 2});

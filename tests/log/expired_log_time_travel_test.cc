@@ -130,5 +130,38 @@ TEST_F(ExpiredLog, CheckpointVersionLoadsWithoutItsCommitFile) {
   EXPECT_TRUE(IsDeltaError(table_->SnapshotAt(4).status(), DeltaErrorCode::kVersionNotFound));
 }
 
+// The same with in-commit timestamps from version 0: commit 5's in-commit timestamp is the
+// earliest time; file times play no part.
+TEST(ExpiredLogWithInCommitTimestamps, EarliestTimeIsTheCheckpointCommitsTimestamp) {
+  TempDir dir;
+  const std::string root = dir.str() + "/t";
+  FixtureTableWriter w(root);
+  auto ict = [](int64_t v) { return kT0 + 1'000'000 + v * 1'000; };
+  ASSERT_TRUE(w.Create(arrow::schema({arrow::field("id", arrow::int64())}), {},
+                       {{"delta.enableInCommitTimestamps", "true"}}, 1, 7, {},
+                       {"inCommitTimestamp"}, ict(0))
+                  .ok());
+  for (int64_t v = 1; v <= 8; ++v) {
+    ASSERT_TRUE(w.Append({}, "WRITE", ict(v), ict(v)).ok());
+    if (v == 5) ASSERT_TRUE(w.WriteCheckpoint().ok());
+  }
+  // File times far from the in-commit timestamps.
+  for (int64_t v = 0; v <= 8; ++v) ASSERT_TRUE(w.SetCommitFileTime(v, CommitTime(v)).ok());
+  for (int64_t v = 0; v <= 4; ++v) ASSERT_TRUE(fs::remove(CommitPath(root, v)));
+  auto table = *DeltaTable::Open(root);
+  EXPECT_TRUE(IsDeltaError(table->VersionAtTimestamp(ict(5) - 1).status(),
+                           DeltaErrorCode::kTimestampOutOfRange));
+  EXPECT_TRUE(IsDeltaError(table->VersionAtTimestamp(ict(2)).status(),
+                           DeltaErrorCode::kTimestampOutOfRange));
+  EXPECT_EQ(*table->VersionAtTimestamp(ict(5)), 5);
+  EXPECT_EQ(*table->VersionAtTimestamp(ict(6) - 1), 5);
+  EXPECT_EQ(*table->VersionAtTimestamp(ict(8)), 8);
+  auto history = table->History();
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  ASSERT_EQ(history->size(), 4u);
+  EXPECT_EQ(history->back().version, 5);
+  EXPECT_EQ(history->back().timestamp_ms, ict(5));
+}
+
 }  // namespace
 }  // namespace deltacpp

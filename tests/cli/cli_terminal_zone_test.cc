@@ -1,10 +1,11 @@
 // The real `deltacpp` binary with stdout on a terminal (a pseudo-terminal), and run in local
-// time zones other than UTC: zone-less timestamps on the command line are UTC.
+// time zones other than UTC: zone-less timestamps on the command line and in CSV input are UTC.
 #include <gtest/gtest.h>
 #include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
@@ -183,6 +184,37 @@ TEST_P(CliInLocalZone, ZoneLessTimestampsAreUtc) {
   auto history = RunCli("history " + table_ + " --format csv", dir_);
   EXPECT_EQ(history.exit_code, 0) << history.err;
   EXPECT_NE(history.out.find("\n1,2023-11-14T22:15:00Z,WRITE,"), std::string::npos) << history.out;
+}
+
+TEST_P(CliInLocalZone, ZoneLessTimestampsWrittenFromCsvAreUtc) {
+  ScopedTimeZone zone(GetParam().first);
+  ASSERT_EQ(LocalOffsetSeconds(1'700'000'000), GetParam().second);
+  const std::string t = dir_.str() + "/written";
+  auto created = RunCli("create " + t +
+                            " --schema 'id long, ts timestamp, n timestamp_ntz, p timestamp'"
+                            " --partition-by p",
+                        dir_);
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string csv = dir_.str() + "/in.csv";
+  {
+    std::ofstream out(csv);
+    out << "id,ts,n,p\n"
+           "1,2024-01-15 00:00:00,2024-01-15 00:00:00,2024-01-15 00:00:00\n"
+           "2,2024-01-15T05:00:00Z,2024-01-15 05:00:00,2024-01-15T05:00:00+05:00\n";
+  }
+  auto written = RunCli("write " + t + " " + csv, dir_);
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  auto back = RunCli("read " + t + " --format csv", dir_);
+  EXPECT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_EQ(back.out,
+            "id,ts,n,p\n"
+            "1,2024-01-15T00:00:00Z,2024-01-15T00:00:00,2024-01-15T00:00:00Z\n"
+            "2,2024-01-15T05:00:00Z,2024-01-15T05:00:00,2024-01-15T00:00:00Z\n");
+  // Both rows are in the one partition of 2024-01-15T00:00:00Z.
+  auto files = RunCli("files " + t + " --format csv", dir_);
+  EXPECT_EQ(files.exit_code, 0) << files.err;
+  EXPECT_EQ(std::count(files.out.begin(), files.out.end(), '\n'), 2) << files.out;
+  EXPECT_NE(files.out.find("2024-01-15 00:00:00"), std::string::npos) << files.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Zones, CliInLocalZone,

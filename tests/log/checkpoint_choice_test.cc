@@ -182,6 +182,15 @@ TEST_F(CheckpointChoice, IncompleteMultiPartIsIgnored) {
   EXPECT_EQ(LivePaths(*snap), (std::set<std::string>{"classic.parquet"}));
 }
 
+TEST_F(CheckpointChoice, CompleteMultiPartSetBeatsAnIncompleteOneWithMoreParts) {
+  MultiPart({"two-a.parquet", "two-b.parquet"}, 2, {1, 2}, "two");
+  MultiPart({"three-a.parquet", "three-b.parquet", "three-c.parquet"}, 3, {1, 3}, "three");
+  auto snap = LoadAt2();
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(snap->state().checkpoint_version, std::optional<int64_t>(kVersion));
+  EXPECT_EQ(LivePaths(*snap), (std::set<std::string>{"two-a.parquet", "two-b.parquet"}));
+}
+
 TEST_F(CheckpointChoice, IncompleteMultiPartAloneLeavesTheCommits) {
   MultiPart({"multi-a.parquet", "multi-b.parquet"}, 2, {2});
   auto snap = LoadAt2();

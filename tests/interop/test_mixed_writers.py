@@ -1,11 +1,15 @@
 """Mixed writers on one table: Spark and deltacpp take turns (each commit applied on top of the
 other's) and every version reads identically in Spark, delta-rs and deltacpp; an overlapping
 Spark commit makes a deltacpp overwrite fail with a typed conflict and leave no trace; deltacpp
-and delta-rs processes append to one table at the same time and every commit lands once."""
+and delta-rs processes append to one table at the same time and every commit lands once; and
+deltacpp overwrites race those appends, losing with typed conflicts while every accepted commit
+lands whole and no rejected one leaves a row."""
 from __future__ import annotations
 
 import collections
+import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -319,3 +323,149 @@ def test_concurrent_appends_deltacpp_and_delta_rs(spark, tmp_path):
             failures.append(f"version {v} is not its predecessor plus one commit: new {dict(new)}")
         prev = by_commit
     assert not failures, "\n".join(failures)
+
+
+# ---------------------------------------------------------------------------------------------
+# A race with conflicts: deltacpp overwrites while deltacpp and delta-rs processes append
+# ---------------------------------------------------------------------------------------------
+_RS_PAD_WRITER = _RS_WRITER.replace(
+    '"row": pa.array(list(range(rows)), pa.int64())})',
+    '"row": pa.array(list(range(rows)), pa.int64()),\n'
+    '                         "pad": pa.array([None] * rows, pa.string())})')
+assert _RS_PAD_WRITER != _RS_WRITER
+_TYPED_CONFLICT = re.compile(
+    r"^deltacpp: error: (ConcurrentAppend|ConcurrentDeleteRead|ConcurrentDeleteDelete|"
+    r"ConcurrentTransaction|MetadataChanged|ProtocolChanged|VersionExists): ")
+N_OW = 3  # overwrites by the free-running deltacpp overwriter
+
+
+def test_overwrites_race_concurrent_appends(spark, tmp_path):
+    """Two deltacpp processes and one delta-rs process append K_COMMITS commits each while
+    deltacpp overwrites the whole table: one overwrite streams its input from stdin, took its
+    snapshot before the appenders were released (a file flag) and commits only after one of
+    them has, so it must be rejected with a typed conflict; another deltacpp process
+    overwrites N_OW times while the appends run. Every accepted commit is one version (an
+    append adds exactly its rows, an overwrite leaves exactly its rows), no rejected commit's
+    rows are in any version, no failed write leaves data files behind, and Spark, delta-rs
+    and deltacpp read every version identically."""
+    t = tmp_path / "race"
+    cli("create", t, "--schema",
+        "writer string NOT NULL, seq long NOT NULL, row long NOT NULL, pad string")
+    init = tmp_path / "init.csv"
+    init.write_text("writer,seq,row,pad\n" + "".join(f"init,0,{r},\n" for r in range(ROWS)))
+    cli("write", t, init)                                                      # v1
+    expected_rows = {("init", 0): ROWS}
+    go = tmp_path / "go"
+    script = tmp_path / "rs_pad_writer.py"
+    script.write_text(_RS_PAD_WRITER, encoding="utf-8")
+    rs = subprocess.Popen([sys.executable, str(script), str(t), "rs0", str(K_COMMITS),
+                           str(ROWS), str(go)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert rs.stdout.readline().strip() == "ready", rs.stderr.read()
+
+    def small_csv(w, seq):
+        f = tmp_path / f"{w}_{seq}.csv"
+        f.write_text("writer,seq,row,pad\n" + "".join(f"{w},{seq},{r},\n" for r in range(ROWS)))
+        expected_rows[(w, seq)] = ROWS
+        return f
+
+    jobs = {f"cpp{n}": [(small_csv(f"cpp{n}", s), []) for s in range(K_COMMITS)]
+            for n in range(2)}
+    jobs["ow1"] = [(small_csv("ow1", s), ["--mode", "overwrite"]) for s in range(N_OW)]
+    outcomes = {}  # (writer, seq) -> (ok, stderr)
+
+    def cpp_writer(w):
+        while not go.exists():
+            time.sleep(0.005)
+        for seq, (f, args) in enumerate(jobs[w]):
+            p = subprocess.run([DELTACPP, "write", str(t), str(f), *args],
+                               capture_output=True, text=True, timeout=120)
+            outcomes[(w, seq)] = (p.returncode == 0, p.stderr.strip())
+
+    threads = [threading.Thread(target=cpp_writer, args=(w,)) for w in jobs]
+    for th in threads:
+        th.start()
+
+    # the stdin overwrite: snapshot (version 1) and first data file before the flag
+    before_files = data_files_on_disk(t)
+    ow = subprocess.Popen([DELTACPP, "write", str(t), "-", "--input-format", "csv",
+                           "--mode", "overwrite"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first, rest = 20000, 100
+    try:
+        ow.stdin.write("writer,seq,row,pad\n")
+        for r in range(first):
+            ow.stdin.write(f"ow0,0,{r},{_BIG_ROW}\n")
+        ow.stdin.flush()
+        deadline = time.monotonic() + 30
+        while not (data_files_on_disk(t) - before_files):
+            assert ow.poll() is None, f"deltacpp ended early: {ow.communicate()}"
+            assert time.monotonic() < deadline, "deltacpp opened no data file"
+            time.sleep(0.02)
+        go.touch()                                   # release the appenders
+        deadline = time.monotonic() + 60
+        while max(log_versions_on_disk(t)) < 2:      # until one of them has committed
+            assert time.monotonic() < deadline, "no concurrent commit landed"
+            time.sleep(0.005)
+        for r in range(first, first + rest):
+            ow.stdin.write(f"ow0,0,{r},{_BIG_ROW}\n")
+        _, ow_err = ow.communicate(timeout=120)
+    finally:
+        if ow.poll() is None:
+            ow.kill()
+            ow.wait()
+    outcomes[("ow0", 0)] = (ow.returncode == 0, ow_err.strip())
+    expected_rows[("ow0", 0)] = first + rest
+    for th in threads:
+        th.join(timeout=300)
+    out, err = rs.communicate(timeout=300)
+    assert rs.returncode == 0, err
+    for line in out.splitlines():
+        o = json.loads(line)
+        outcomes[("rs0", o["seq"])] = (o["ok"], o.get("error", ""))
+        expected_rows[("rs0", o["seq"])] = ROWS
+    print("race-outcomes:", {f"{w}/{s}": ok for (w, s), (ok, _) in sorted(outcomes.items())})
+    print("race-rejections:", sorted({m.split(":")[2].strip() for (w, _), (ok, m)
+                                      in outcomes.items() if not ok and w != "rs0"}))
+    assert len(outcomes) == 2 * K_COMMITS + N_OW + 1 + K_COMMITS
+
+    # typed rejections: the stdin overwrite must be one, and every failed deltacpp write is one
+    ok0, err0 = outcomes[("ow0", 0)]
+    assert not ok0, "the overwrite committed over a concurrent append"
+    assert err0.startswith("deltacpp: error: ConcurrentAppend: "), err0
+    untyped = {k: m for k, (ok, m) in outcomes.items()
+               if not ok and k[0] != "rs0" and not _TYPED_CONFLICT.match(m)}
+    assert not untyped, f"deltacpp writes failed without a typed conflict: {untyped}"
+    leftovers = data_files_on_disk(t) - _referenced_files(t)
+    assert not leftovers, f"failed writes left data files behind: {sorted(leftovers)}"
+
+    accepted = {k for k, (ok, _) in outcomes.items() if ok}
+    versions = cpp_versions(t)
+    assert versions == list(range(2 + len(accepted))), \
+        f"{len(accepted)} writes were accepted but the log has versions {versions}"
+    # replay: each version is its predecessor plus exactly one accepted commit
+    landed, failures = [], []
+    prev = collections.Counter({("init", 0): ROWS})
+    for v in versions:
+        try:
+            mine = compare_version_all(spark, t, v)
+        except Exception as e:  # noqa: BLE001
+            failures.append(f"version {v}: {type(e).__name__}: {e}")
+            continue
+        now = collections.Counter((r["writer"], r["seq"]) for r in mine.to_pylist())
+        if v < 2:
+            continue
+        new = now - prev
+        if len(new) != 1:
+            failures.append(f"version {v}: not one new commit: {dict(new)}")
+        else:
+            (key, n), = new.items()
+            landed.append(key)
+            is_overwrite = key[0].startswith("ow")
+            if n != expected_rows.get(key) or (is_overwrite and now != new) or \
+                    (not is_overwrite and prev - now):
+                failures.append(f"version {v} ({key}): {dict(now)} after {dict(prev)}")
+        prev = now
+    assert not failures, "\n".join(failures)
+    assert sorted(landed) == sorted(accepted), \
+        f"commits in the log {sorted(landed)} vs accepted writes {sorted(accepted)}"

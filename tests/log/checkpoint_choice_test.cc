@@ -264,7 +264,7 @@ TEST_F(UnusableLastCheckpoint, PointingAtAMissingCheckpointFallsBackToListing) {
 }
 
 TEST_F(UnusableLastCheckpoint, TornOrCorruptFallsBackToListing) {
-  for (const std::string text :
+  for (const std::string& text :
        {std::string(R"({"version":2,"si)"), std::string("\x00\x01garbage", 9), std::string(""),
         std::string(R"({"version":"two"})"), std::string(R"({"version":-3})")}) {
     SCOPED_TRACE(text);

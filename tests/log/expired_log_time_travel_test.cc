@@ -35,7 +35,9 @@ class ExpiredLog : public ::testing::Test {
       auto written = w.CommitRaw({AddLine("file-" + std::to_string(v) + ".parquet")});
       ASSERT_TRUE(written.ok()) << written.status().ToString();
       ASSERT_EQ(*written, v);
-      if (v == 5) ASSERT_TRUE(w.WriteCheckpoint().ok());
+      if (v == 5) {
+        ASSERT_TRUE(w.WriteCheckpoint().ok());
+      }
     }
     for (int64_t v = 0; v <= 8; ++v) ASSERT_TRUE(w.SetCommitFileTime(v, CommitTime(v)).ok());
     for (int64_t v = 0; v <= 4; ++v) ASSERT_TRUE(fs::remove(CommitPath(root_, v)));
@@ -143,7 +145,9 @@ TEST(ExpiredLogWithInCommitTimestamps, EarliestTimeIsTheCheckpointCommitsTimesta
                   .ok());
   for (int64_t v = 1; v <= 8; ++v) {
     ASSERT_TRUE(w.Append({}, "WRITE", ict(v), ict(v)).ok());
-    if (v == 5) ASSERT_TRUE(w.WriteCheckpoint().ok());
+    if (v == 5) {
+      ASSERT_TRUE(w.WriteCheckpoint().ok());
+    }
   }
   // File times far from the in-commit timestamps.
   for (int64_t v = 0; v <= 8; ++v) ASSERT_TRUE(w.SetCommitFileTime(v, CommitTime(v)).ok());

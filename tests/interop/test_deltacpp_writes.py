@@ -219,7 +219,8 @@ def test_ddl_properties_and_constraints_by_version(ddl):
 
 def test_spark_enforces_constraint_deltacpp_added(spark, ddl, tmp_path):
     """Spark enforces the CHECK constraint `deltacpp alter add-constraint` added, and no
-    longer after `deltacpp alter drop-constraint` (each on a copy of the table)."""
+    longer after `deltacpp alter drop-constraint` (each on a copy of the table); both refuse
+    to add a constraint that an existing row with a NULL fails."""
     _, _, copies = ddl
     at5 = tmp_path / "at5"
     shutil.copytree(copies[5], at5)
@@ -234,6 +235,14 @@ def test_spark_enforces_constraint_deltacpp_added(spark, ddl, tmp_path):
     shutil.copytree(copies[6], at6)
     spark.sql(f"INSERT INTO delta.`{at6}` VALUES (9, 'neg', -1)")
     assert (9, -1) in [(r["id"], r["n"]) for r in cpp_read(at6).to_pylist()]
+    # a row whose n is NULL: adding a constraint on n is refused by both (NULL is not true)
+    cli("write", at6, write_jsonl(tmp_path / "null.json", [{"id": 12, "v": "null", "n": None}]))
+    before = cpp_versions(at6)
+    p = cli("alter", at6, "add-constraint", "n_big", "n > -5", check=False)
+    assert p.returncode != 0 and "ConstraintViolation" in p.stderr, p.stderr
+    with pytest.raises(Exception, match="DELTA_NEW_CHECK_CONSTRAINT_VIOLATION"):
+        spark.sql(f"ALTER TABLE delta.`{at6}` ADD CONSTRAINT n_big CHECK (n > -5)")
+    assert cpp_versions(at6) == before
 
 
 def test_events_and_typed_history_and_detail_agree(spark, events, typed_parts,

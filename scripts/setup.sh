@@ -11,6 +11,7 @@ cd "$ROOT"
 DEB_PACKAGES=(g++ make cmake ninja-build ccache pkg-config python3-venv
   libsimdjson-dev rapidjson-dev libroaring-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  tzdata  # zone files for the CLI tests that run in other local time zones
   openjdk-17-jre-headless)  # Java for Spark in the interoperability suite (tests/interop)
 
 missing=()

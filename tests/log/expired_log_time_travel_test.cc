@@ -132,6 +132,41 @@ TEST_F(ExpiredLog, CheckpointVersionLoadsWithoutItsCommitFile) {
   EXPECT_TRUE(IsDeltaError(table_->SnapshotAt(4).status(), DeltaErrorCode::kVersionNotFound));
 }
 
+// A cleanup that stopped part-way (as one interrupted after deleting its oldest files): commits
+// 3 and 4 are still listed, but without commits 0..2 they cannot be replayed, so the earliest
+// reconstructable version is still the checkpoint's, not the oldest commit file's.
+TEST_F(ExpiredLog, LeftoverCommitsBeforeTheCheckpointDoNotCount) {
+  const std::string kept = dir_.str() + "/kept";
+  {
+    FixtureTableWriter w(kept);
+    ASSERT_TRUE(w.Create(arrow::schema({arrow::field("id", arrow::int64())})).ok());
+    for (int64_t v = 1; v <= 8; ++v) {
+      ASSERT_TRUE(w.CommitRaw({AddLine("file-" + std::to_string(v) + ".parquet")}).ok());
+      if (v == 5) {
+        ASSERT_TRUE(w.WriteCheckpoint().ok());
+      }
+    }
+    for (int64_t v = 0; v <= 8; ++v) ASSERT_TRUE(w.SetCommitFileTime(v, CommitTime(v)).ok());
+    for (int64_t v = 0; v <= 2; ++v) ASSERT_TRUE(fs::remove(CommitPath(kept, v)));
+  }
+  auto table = DeltaTable::Open(kept);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  for (int64_t v : {3, 4}) {
+    SCOPED_TRACE(v);
+    ASSERT_TRUE(fs::exists(CommitPath(kept, v)));
+    auto snap = (*table)->SnapshotAt(v);
+    ASSERT_FALSE(snap.ok());
+    EXPECT_TRUE(IsDeltaError(snap.status(), DeltaErrorCode::kVersionNotFound))
+        << snap.status().ToString();
+    auto at = (*table)->VersionAtTimestamp(CommitTime(v));
+    ASSERT_FALSE(at.ok()) << *at;
+    EXPECT_TRUE(IsDeltaError(at.status(), DeltaErrorCode::kTimestampOutOfRange))
+        << at.status().ToString();
+  }
+  EXPECT_EQ(*(*table)->VersionAtTimestamp(CommitTime(5)), 5);
+  EXPECT_EQ((*(*table)->SnapshotAt(5))->num_files(), 5);
+}
+
 // The same with in-commit timestamps from version 0: commit 5's in-commit timestamp is the
 // earliest time; file times play no part.
 TEST(ExpiredLogWithInCommitTimestamps, EarliestTimeIsTheCheckpointCommitsTimestamp) {

@@ -36,6 +36,8 @@
 // the local store has then already published the file it was asked to put. Every other fsync,
 // and every fsync while it is unset, goes to the C library.
 static std::atomic<bool> fail_log_dir_sync{false};
+// How many `_delta_log` syncs were failed (so a test can tell the fault was injected).
+static std::atomic<int> failed_log_dir_syncs{0};
 
 extern "C" int fsync(int fd) {
   using Fsync = int (*)(int);
@@ -50,6 +52,7 @@ extern "C" int fsync(int fd) {
       if (n > 0) {
         target[n] = '\0';
         if (std::string_view(target).ends_with("/_delta_log")) {
+          failed_log_dir_syncs.fetch_add(1);
           errno = EIO;
           return -1;
         }
@@ -838,11 +841,14 @@ TEST_F(FaultInjection, LogDirectorySyncFailureAfterThePutKeepsCommittedFiles) {
     fail_log_dir_sync = true;
     auto written = WriteTable(root, One(Named({5})), {});
     if (!written.ok()) std::fprintf(stderr, "write failed: %s\n", written.status().ToString().c_str());
+    if (failed_log_dir_syncs.load() == 0) return kChildNoFaultInjected;
     return written.ok() ? kChildOk : kChildWriteFailed;
   });
   ASSERT_GT(pid, 0);
   const int status = WaitStatus(pid);
   ASSERT_TRUE(WIFEXITED(status)) << DescribeStatus(status);
+  ASSERT_NE(WEXITSTATUS(status), kChildNoFaultInjected)
+      << "no fsync of _delta_log was failed: the test did not exercise the fault";
   const bool reported_ok = WEXITSTATUS(status) == kChildOk;
   const bool landed = std::filesystem::exists(root + "/_delta_log/" + CommitName(4));
   if (!landed) {

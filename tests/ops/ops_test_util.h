@@ -271,6 +271,7 @@ enum ChildExit : int {
   kChildSetupFailed = 3,
   kChildWriteFailed = 4,
   kChildUnexpected = 5,
+  kChildNoFaultInjected = 6,  ///< a fault the child was to meet never happened
 };
 
 /// Forks; the child runs `body` and _exits with its result (it never returns here). -1 when the

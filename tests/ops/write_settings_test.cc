@@ -148,6 +148,19 @@ TEST(WriterProperties, TargetFileSizeSplitsFiles) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_GT(r->num_files, 3);
   EXPECT_EQ(testing::ReadRows(dir.str()).size(), 1000u);
+  // A file is closed once it reaches the target: every one but the last is at least that big,
+  // and none is far above it (one row group of at most the target's size goes past it).
+  std::vector<int64_t> sizes;
+  for (const auto* add : AllActions(CommitActions(dir.str(), 1), "add")) {
+    sizes.push_back((*add)["size"].GetInt64());
+  }
+  ASSERT_EQ(static_cast<int64_t>(sizes.size()), r->num_files);
+  int below = 0;
+  for (int64_t size : sizes) {
+    if (size < 4096) ++below;
+    EXPECT_LT(size, 4 * 4096) << "a file far above the 4 KiB target";
+  }
+  EXPECT_LE(below, 1) << "only the last file may stay below the target";
 
   // Without the property the same rows make one file.
   TempDir plain;
@@ -180,6 +193,39 @@ TEST(WriterProperties, StatsColumnsAndStringPrefixLength) {
   EXPECT_EQ(max.substr(0, 4), "abcd");
   EXPECT_GE(max, std::string("abcdzzzz"));
   EXPECT_LE(max.size(), 12u);
+}
+
+TEST(WriterProperties, NumIndexedColsLimitsTheIndexedColumns) {
+  TempDir dir;
+  CreateTableOptions create;
+  create.schema = IdName();
+  create.properties = {{"delta.dataSkippingNumIndexedCols", "1"}};
+  ASSERT_TRUE(CreateTable(dir.str(), create).ok());
+  ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({4, 2}), Strings({"b", "a"})}), {}).ok());
+  auto add = FindAction(CommitActions(dir.str(), 1), "add");
+  ASSERT_NE(add, nullptr);
+  rapidjson::Document stats;
+  stats.Parse((*add)["stats"].GetString());
+  ASSERT_FALSE(stats.HasParseError());
+  EXPECT_EQ(stats["minValues"]["id"].GetInt64(), 2);
+  EXPECT_EQ(stats["maxValues"]["id"].GetInt64(), 4);
+  EXPECT_EQ(stats["nullCount"]["id"].GetInt64(), 0);
+  EXPECT_FALSE(stats["minValues"].HasMember("name"));
+  EXPECT_FALSE(stats["nullCount"].HasMember("name"));
+}
+
+TEST(TableProperties, PropertiesNeedingUnwrittenFeaturesAreUnsupported) {
+  for (const char* key : {"delta.enableIcebergCompatV2", "delta.universalFormat.enabledFormats"}) {
+    TempDir dir;
+    CreateTableOptions create;
+    create.schema = IdName();
+    create.properties = {{key, "true"}};
+    auto r = CreateTable(dir.str(), create);
+    ASSERT_FALSE(r.ok()) << key;
+    EXPECT_EQ(Code(r.status()), "UnsupportedFeature") << r.status().ToString();
+    EXPECT_NE(r.status().message().find(key), std::string::npos) << r.status().ToString();
+    EXPECT_FALSE(fs::exists(dir.path() / "_delta_log" / CommitName(0)));
+  }
 }
 
 TEST(WriterProperties, RandomizedFilePrefixes) {

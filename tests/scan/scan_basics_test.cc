@@ -1,7 +1,9 @@
 // Full scans, time travel, projection, missing data files and parallel reading.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <tuple>
 
 #include "scan_test_util.h"
@@ -366,6 +368,45 @@ TEST_F(TwentyFileTable, ParallelScanKeepsFileOrderAndBatchesOfAFileTogether) {
     if (got.ids[i] / kBlock == got.ids[i - 1] / kBlock) {
       EXPECT_LT(got.ids[i - 1], got.ids[i]) << "at output row " << i;
     }
+  }
+}
+
+// A Snapshot is immutable and may be shared: threads planning and running their own scans on
+// one snapshot at the same time each get exactly the rows they asked for.
+TEST_F(TwentyFileTable, ThreadsScanOneSharedSnapshotAtTheSameTime) {
+  constexpr int kThreads = 6;
+  std::vector<std::vector<int64_t>> got(kThreads);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  std::atomic<int> ready{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) std::this_thread::yield();
+      // Even threads read everything, odd ones the ids below a bound that differs per thread.
+      auto builder = snap_->NewScan();
+      if (t % 2 == 1) builder.Filter("id < " + std::to_string(t * kBlock));
+      auto scan = builder.Build();
+      if (!scan.ok()) {
+        errors[t] = scan.status().ToString();
+        return;
+      }
+      auto table = (*scan)->ToTable();
+      if (!table.ok()) {
+        errors[t] = table.status().ToString();
+        return;
+      }
+      got[t] = SortedIds(**table);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    std::vector<int64_t> want;
+    for (int64_t id : expected_ids_) {
+      if (t % 2 == 0 || id < t * kBlock) want.push_back(id);
+    }
+    EXPECT_EQ(got[t], want) << "thread " << t;
   }
 }
 

@@ -11,8 +11,10 @@ import shutil
 import pytest
 
 import pyarrow as pa
+import pyarrow.parquet  # noqa: F401 - pa.parquet
 
-from interop_util import (assert_detail_agrees, assert_history_agrees, cli,
+from interop_util import (arrow_rows, assert_detail_agrees, assert_history_agrees,
+                          assert_same_rows, cli, rs_read, spark_df, spark_rows,
                           compare_version_with_rs, compare_version_with_spark,
                           compare_versions_all, cpp_describe, cpp_history, cpp_read, cpp_versions,
                           rs_table, spark_detail, write_jsonl, write_parquet)
@@ -274,6 +276,53 @@ def test_delta_rs_rejects_negative_decimal_partition_values(typed_parts):
     be restored."""
     with pytest.raises(Exception, match="not a valid decimal128 number"):
         compare_version_with_rs(typed_parts, 1)
+
+
+def _checkpointed_copy(src, dest):
+    """A copy of the typed table SRC with `deltacpp checkpoint` run on it (at its latest
+    version, 2), and a second copy whose log has lost the commits before that checkpoint, so
+    that a reader gets the partition values of version 2 from the checkpoint only. Returns
+    (checkpointed copy, checkpoint-only copy)."""
+    t = shutil.copytree(src, dest / "cp")
+    cli("checkpoint", t)
+    log = t / "_delta_log"
+    assert (log / "00000000000000000002.checkpoint.parquet").exists(), \
+        sorted(p.name for p in log.iterdir())
+    cp = pa.parquet.read_table(log / "00000000000000000002.checkpoint.parquet")
+    adds = [a for a in cp.column("add").to_pylist() if a]
+    ints = sorted((dict(a["partitionValues"]).get("i") for a in adds), key=str)
+    assert ints == ["-7", "0", "2147483647", None], ints
+    only = shutil.copytree(t, dest / "cp_only")
+    for p in (only / "_delta_log").iterdir():
+        # the checkpoint version's own commit stays: Spark needs it (docs/interop.md)
+        if p.name[:20].isdigit() and int(p.name[:20]) < 2:
+            p.unlink()
+    return t, only
+
+
+def test_typed_partitions_checkpoint_spark(spark, typed_parts, tmp_path):
+    """`deltacpp checkpoint` of the table partitioned by date, timestamp, decimal (negative
+    values included), int and boolean: Spark reads every version as deltacpp does, and version 2
+    also from a copy whose log starts at the checkpoint."""
+    t, only = _checkpointed_copy(typed_parts, tmp_path)
+    compare_versions_all(spark, t, range(3), rs=False)
+    compare_versions_all(spark, only, [2], rs=False)
+    cols = spark_df(spark, typed_parts).columns
+    assert_same_rows(spark_rows(spark_df(spark, typed_parts, 2), cols),
+                     spark_rows(spark_df(spark, only, 2), cols),
+                     "Spark: version 2 from the whole log vs from the checkpoint only")
+
+
+def test_typed_partitions_checkpoint_delta_rs(typed_parts_nonneg, tmp_path):
+    """The same with delta-rs, on the copy without negative decimals (which delta-rs cannot
+    parse; test_delta_rs_rejects_negative_decimal_partition_values)."""
+    t, only = _checkpointed_copy(typed_parts_nonneg, tmp_path)
+    compare_versions_all(None, t, range(3))
+    compare_versions_all(None, only, [2])
+    cols = [name for name, _ in TYPED]
+    assert_same_rows(arrow_rows(rs_read(typed_parts_nonneg, 2), cols),
+                     arrow_rows(rs_read(only, 2), cols),
+                     "delta-rs: version 2 from the whole log vs from the checkpoint only")
 
 
 def test_events_delta_rs_metadata_and_history(events):

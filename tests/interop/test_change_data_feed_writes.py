@@ -10,8 +10,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from interop_util import assert_same_rows, cli, norm_value, rs_table, spark_df, spark_rows, \
-    write_jsonl
+from interop_util import assert_history_agrees, assert_same_rows, cli, norm_value, rs_table, \
+    spark_df, spark_rows, write_jsonl
 
 CHANGE_COLS = ["id", "name", "amount", "_change_type"]
 
@@ -75,6 +75,7 @@ def test_partial_replace_where_change_feed_in_spark_and_delta_rs(spark, tmp_path
     cols = ["id", "name", "amount"]
     assert_same_rows([_row(r, "", cols) for r in latest], spark_rows(spark_df(spark, t), cols),
                      "Spark reads the table after the replaceWhere")
+    assert_history_agrees(spark, t)
 
 
 def test_partitioned_partial_replace_where_change_feed(spark, tmp_path):
@@ -109,6 +110,7 @@ def test_partitioned_partial_replace_where_change_feed(spark, tmp_path):
     _, theirs = _spark_changes(spark, t, v, v, cols)
     assert_same_rows(expected, theirs, f"Spark change feed of version {v}")
     assert_same_rows(expected, _rs_changes(t, v, v, cols), f"delta-rs change feed of version {v}")
+    assert_history_agrees(spark, t)
 
 
 def test_whole_file_replace_where_change_feed_comes_from_add_and_remove(spark, tmp_path):
@@ -130,6 +132,7 @@ def test_whole_file_replace_where_change_feed_comes_from_add_and_remove(spark, t
     _, theirs = _spark_changes(spark, t, v, v, cols)
     assert_same_rows(expected, theirs, f"Spark change feed of version {v}")
     assert_same_rows(expected, _rs_changes(t, v, v, cols), f"delta-rs change feed of version {v}")
+    assert_history_agrees(spark, t)
 
 
 def test_column_mapping_change_feed_in_spark_delta_rs_refuses(spark, tmp_path):
@@ -157,3 +160,4 @@ def test_column_mapping_change_feed_in_spark_delta_rs_refuses(spark, tmp_path):
     # deltalake 1.6.6 reads no change feed of a column-mapping table (docs/interop.md).
     with pytest.raises(Exception, match="Column mapping is not supported.*CHANGE DATA FEED"):
         _rs_changes(t, v, v, cols)
+    assert_history_agrees(spark, t)

@@ -10,6 +10,7 @@
 #include "expr/data_skipping.h"
 #include "log/file_action_schema.h"
 #include "protocol/partition_values.h"
+#include "protocol/path_encoding.h"
 #include "protocol/table_features.h"
 #include "txn/commit_info.h"
 #include "txn/metadata_allow_list.h"
@@ -223,7 +224,7 @@ arrow::Status CheckDeletes(const LosingTransaction& loser, const WinningCommit& 
                            const std::vector<WinnerFile>& files) {
   for (const auto& f : files) {
     if (f.is_add) continue;
-    if (loser.read_files.count(ConflictKey(f.path))) {
+    if (loser.read_files.count(ConflictKey(f.path, loser.table_root))) {
       return DeltaError(DeltaErrorCode::kConcurrentDeleteRead,
                         fmt::format("{}: it removed file {}, which this transaction read; re-run "
                                     "the operation",
@@ -241,7 +242,7 @@ arrow::Status CheckDeletes(const LosingTransaction& loser, const WinningCommit& 
   }
   for (const auto& f : files) {
     if (f.is_add) continue;
-    if (loser.removed_files.count(ConflictKey(f.path))) {
+    if (loser.removed_files.count(ConflictKey(f.path, loser.table_root))) {
       return DeltaError(DeltaErrorCode::kConcurrentDeleteDelete,
                         fmt::format("{}: both removed file {}; re-run the operation",
                                     Context(loser, winner), f.path));
@@ -276,9 +277,8 @@ arrow::Result<WinningCommit> ReadWinningCommit(LogStore& store, const LogFile& f
   return w;
 }
 
-std::string ConflictKey(const std::string& path) {
-  auto decoded = PercentDecodeStrict(path);
-  return decoded.ok() ? std::move(*decoded) : path;
+std::string ConflictKey(const std::string& path, const std::string& table_root) {
+  return CanonicalFilePath(path, table_root);
 }
 
 arrow::Status CheckWinningCommit(const LosingTransaction& loser, const WinningCommit& winner,

@@ -89,8 +89,8 @@ struct RebasedTableState {
 arrow::Status CheckWinningCommit(const LosingTransaction& loser, const WinningCommit& winner,
                                  RebasedTableState* state);
 
-/// A path as conflict detection compares them: percent-decoded once (kept as written when the
-/// escapes are malformed).
-std::string ConflictKey(const std::string& path);
+/// A path as conflict detection compares them: the canonical spelling reconciliation uses
+/// (CanonicalFilePath: decoded, relative to `table_root` when inside it).
+std::string ConflictKey(const std::string& path, const std::string& table_root);
 
 }  // namespace deltacpp::internal

@@ -105,7 +105,7 @@ class TransactionImpl final : public Transaction {
     read_any_partitions_ = true;
   }
   void ReadFiles(const std::vector<std::string>& paths) override {
-    for (const auto& p : paths) read_files_.insert(ConflictKey(p));
+    for (const auto& p : paths) read_files_.insert(ConflictKey(p, table_root_));
   }
   std::optional<int64_t> ReadTxnVersion(const std::string& app_id) override {
     read_app_ids_.insert(app_id);
@@ -310,7 +310,7 @@ arrow::Status TransactionImpl::ValidateFileActions(const Metadata& metadata) con
   std::set<std::string> seen;
   for (const auto& a : adds_) {
     ARROW_RETURN_NOT_OK(check_keys(a.path, a.partition_values, added_keys));
-    if (!seen.insert(ConflictKey(a.path)).second) {
+    if (!seen.insert(ConflictKey(a.path, table_root_)).second) {
       return Invalid(table_root_, fmt::format("file {} is added twice in one commit", a.path));
     }
   }
@@ -319,7 +319,7 @@ arrow::Status TransactionImpl::ValidateFileActions(const Metadata& metadata) con
     if (!r.partition_values.empty() || r.extended_file_metadata) {
       ARROW_RETURN_NOT_OK(check_keys(r.path, r.partition_values, removed_keys));
     }
-    if (!seen.insert(ConflictKey(r.path)).second) {
+    if (!seen.insert(ConflictKey(r.path, table_root_)).second) {
       return Invalid(table_root_, fmt::format("file {} is removed twice in one commit", r.path));
     }
   }
@@ -353,7 +353,7 @@ arrow::Result<LosingTransaction> TransactionImpl::DescribeForConflicts(Isolation
   loser.enforced_features = options_.enforced_features;
   loser.app_ids = read_app_ids_;
   for (const auto& [app_id, txn] : txns_) loser.app_ids.insert(app_id);
-  for (const auto& r : removes_) loser.removed_files.insert(ConflictKey(r.path));
+  for (const auto& r : removes_) loser.removed_files.insert(ConflictKey(r.path, table_root_));
   for (const auto& [name, domain] : domains_) loser.domains.insert(name);
   if (!read_snapshot_) return loser;
   const auto& schema = *read_snapshot_->schema();

@@ -142,6 +142,17 @@ TEST_F(ConflictTest, RewriteVsDeleteOfAFileItReadIsConcurrentDeleteRead) {
   EXPECT_NE(r.status().message().find("part=a/a1.parquet"), std::string::npos);
 }
 
+// Another writer may spell the removed file as an absolute `file:` URI with escapes; it is
+// still the file the loser read (and the one it removes).
+TEST_F(ConflictTest, DeleteSpelledAsAbsoluteUriStillConflicts) {
+  const std::string uri = "file://" + t_.root() + "/part%3Da/a1.parquet";
+  auto delete_by_uri = [uri](Transaction& t) {
+    t.RemoveFiles({FakeRemove(uri, {{"part", "a"}}, true)});
+  };
+  auto r = Race(RewriteA1(), delete_by_uri);
+  EXPECT_EQ(Code(r), "ConcurrentDeleteRead") << r.status().ToString();
+}
+
 TEST_F(ConflictTest, DeleteVsDeleteOfTheSameUnreadFileIsConcurrentDeleteDelete) {
   auto remove_only = [](Transaction& t) { t.RemoveFiles({RemoveA("a1.parquet")}); };
   auto r = Race(remove_only, DeleteA1());

@@ -1,7 +1,9 @@
 // Conformance suite: one test per table of the shared corpus (manifest.json). Each table is
 // copied to a temporary directory and read through the public API; the result is compared with
 // the reference data shipped with the corpus (expected/), the row counts stated in the manifest
-// and EXPECTED.md, or the typed error a correct reader must raise. See README.md beside this file.
+// and EXPECTED.md, the log metadata (protocol, partitioning, schema, properties, stats row counts)
+// EXPECTED.md states, or the typed error a correct reader must raise. See README.md beside this
+// file.
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
 #include <arrow/io/file.h>
@@ -171,13 +173,44 @@ struct VersionExpectation {
   int64_t version = 0;
   Kind kind = Kind::kLoadOnly;
   int64_t rows = 0;
+  std::optional<int64_t> stats_rows;  ///< the "rows (stats)" cell, when it is a number
+};
+
+/// The `protocol:` line of EXPECTED.md. A feature list that is absent or null is nullopt.
+struct ExpectedProtocol {
+  int64_t min_reader_version = 0;
+  int64_t min_writer_version = 0;
+  std::optional<std::set<std::string>> reader_features;
+  std::optional<std::set<std::string>> writer_features;
+};
+
+/// One top-level column of the "### Schema" section: `- `name`: `type`` and, optionally,
+/// ` (annotations)` such as `physical=...; fieldId=N` or `NOT NULL`.
+struct ExpectedColumn {
+  std::string name;
+  std::string type;
+  std::string annotation;  ///< the text inside the parentheses, empty when there are none
 };
 
 /// The machine-usable parts of a table's EXPECTED.md.
 struct ExpectedDoc {
   std::vector<VersionExpectation> versions;  ///< from "Per-version row counts"
   std::optional<int64_t> live_files_latest;  ///< from "live files at latest: N"
+  std::optional<int64_t> stats_rows_latest;  ///< from "row count from log stats (...): N"
+  std::optional<ExpectedProtocol> protocol;  ///< from "protocol: `{...}`" (`null`: none given)
+  /// from "partition columns: `[...]`" (`None`: none given)
+  std::optional<std::vector<std::string>> partition_columns;
+  /// from "table properties: `{...}`"; absent when EXPECTED.md has no such line
+  std::optional<std::map<std::string, std::string>> properties;
+  std::vector<ExpectedColumn> schema;  ///< from "### Schema"
+  /// Lines of those sections that do not have the expected form; each fails the table's test.
+  std::vector<std::string> problems;
 };
+
+/// True for `+---+` borders and `|---|` separator lines.
+bool IsSeparatorLine(std::string_view line) {
+  return line.find_first_not_of("|-:+ ") == std::string_view::npos;
+}
 
 std::vector<std::string> SplitCells(std::string_view line) {
   std::vector<std::string> cells;
@@ -195,38 +228,232 @@ std::vector<std::string> SplitCells(std::string_view line) {
   return cells;
 }
 
+/// The text between the first pair of backticks of `text`, if there is one.
+std::optional<std::string> BacktickedValue(std::string_view text) {
+  const size_t open = text.find('`');
+  if (open == std::string_view::npos) return std::nullopt;
+  const size_t close = text.find('`', open + 1);
+  if (close == std::string_view::npos) return std::nullopt;
+  return std::string(text.substr(open + 1, close - open - 1));
+}
+
+/// The feature list `key` of a protocol object: an array of strings, or absent / null (nullopt).
+arrow::Result<std::optional<std::set<std::string>>> FeatureList(simdjson::dom::object object,
+                                                                std::string_view key) {
+  simdjson::dom::element value;
+  if (object[key].get(value) != simdjson::SUCCESS || value.is_null()) {
+    return std::optional<std::set<std::string>>();
+  }
+  simdjson::dom::array array;
+  if (value.get_array().get(array) != simdjson::SUCCESS) {
+    return arrow::Status::Invalid("`", key, "` is neither null nor an array");
+  }
+  std::set<std::string> features;
+  for (simdjson::dom::element item : array) {
+    std::string_view name;
+    if (item.get_string().get(name) != simdjson::SUCCESS) {
+      return arrow::Status::Invalid("`", key, "` holds a non-string");
+    }
+    features.emplace(name);
+  }
+  return std::optional<std::set<std::string>>(std::move(features));
+}
+
+/// `{"minReaderVersion": N, "minWriterVersion": M[, "readerFeatures": [...]|null, ...]}`;
+/// nullopt for `null`.
+arrow::Result<std::optional<ExpectedProtocol>> ParseProtocolJson(const std::string& text) {
+  if (text == "null") return std::optional<ExpectedProtocol>();
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (parser.parse(text).get_object().get(object) != simdjson::SUCCESS) {
+    return arrow::Status::Invalid("not a JSON object");
+  }
+  ExpectedProtocol protocol;
+  if (object["minReaderVersion"].get_int64().get(protocol.min_reader_version) !=
+          simdjson::SUCCESS ||
+      object["minWriterVersion"].get_int64().get(protocol.min_writer_version) !=
+          simdjson::SUCCESS) {
+    return arrow::Status::Invalid("minReaderVersion or minWriterVersion is missing or not an integer");
+  }
+  ARROW_ASSIGN_OR_RAISE(protocol.reader_features, FeatureList(object, "readerFeatures"));
+  ARROW_ASSIGN_OR_RAISE(protocol.writer_features, FeatureList(object, "writerFeatures"));
+  return std::optional<ExpectedProtocol>(std::move(protocol));
+}
+
+/// `{"key": "value", ...}`.
+arrow::Result<std::map<std::string, std::string>> ParsePropertiesJson(const std::string& text) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (parser.parse(text).get_object().get(object) != simdjson::SUCCESS) {
+    return arrow::Status::Invalid("not a JSON object");
+  }
+  std::map<std::string, std::string> properties;
+  for (auto [key, value] : object) {
+    std::string_view text_value;
+    if (value.get_string().get(text_value) != simdjson::SUCCESS) {
+      return arrow::Status::Invalid("the value of `", key, "` is not a string");
+    }
+    properties.emplace(std::string(key), std::string(text_value));
+  }
+  return properties;
+}
+
+/// A Python list literal of strings: `['a', "b c"]`; nullopt for `None`.
+arrow::Result<std::optional<std::vector<std::string>>> ParseNameList(std::string_view text) {
+  if (text == "None") return std::optional<std::vector<std::string>>();
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') {
+    return arrow::Status::Invalid("not a [...] list");
+  }
+  std::vector<std::string> names;
+  std::string_view rest = text.substr(1, text.size() - 2);
+  while (!Trim(rest).empty()) {
+    rest = rest.substr(rest.find_first_not_of(' '));
+    const char quote = rest.front();
+    if (quote != '\'' && quote != '"') return arrow::Status::Invalid("an unquoted name");
+    const size_t close = rest.find(quote, 1);
+    if (close == std::string_view::npos) return arrow::Status::Invalid("an unterminated name");
+    names.emplace_back(rest.substr(1, close - 1));
+    rest.remove_prefix(close + 1);
+    const std::string after = Trim(rest);
+    if (after.empty()) break;
+    if (after.front() != ',') return arrow::Status::Invalid("names not separated by commas");
+    rest = rest.substr(rest.find(',') + 1);
+  }
+  return std::optional<std::vector<std::string>>(std::move(names));
+}
+
+/// `- `name`: `type`` with an optional ` (annotation)`.
+std::optional<ExpectedColumn> ParseSchemaLine(std::string_view line) {
+  if (line.rfind("- `", 0) != 0) return std::nullopt;
+  const size_t name_end = line.find("`: `", 3);
+  if (name_end == std::string_view::npos) return std::nullopt;
+  const size_t type_begin = name_end + 4;
+  const size_t type_end = line.find('`', type_begin);
+  if (type_end == std::string_view::npos) return std::nullopt;
+  ExpectedColumn column{std::string(line.substr(3, name_end - 3)),
+                        std::string(line.substr(type_begin, type_end - type_begin)),
+                        {}};
+  const std::string rest = Trim(line.substr(type_end + 1));
+  if (!rest.empty()) {
+    if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')') return std::nullopt;
+    column.annotation = rest.substr(1, rest.size() - 2);
+  }
+  return column;
+}
+
 ExpectedDoc ParseExpectedDoc(const fs::path& path) {
   ExpectedDoc doc;
   std::ifstream in(path);
+  if (!in) {
+    doc.problems.push_back(fmt::format("cannot read {}", path.string()));
+    return doc;
+  }
   std::string line;
-  bool in_versions = false;
+  int number = 0;
+  enum class Section { kOther, kLatest, kSchema, kVersions } section = Section::kOther;
+  auto problem = [&](std::string_view what) {
+    doc.problems.push_back(fmt::format("{}:{}: {}: {}", path.string(), number, what, line));
+  };
+  auto value_after = [&](std::string_view prefix) {
+    return Trim(std::string_view(line).substr(prefix.size()));
+  };
   constexpr std::string_view kLiveFiles = "- live files at latest:";
+  constexpr std::string_view kStatsRows = "- row count from log stats";
+  constexpr std::string_view kProtocol = "- protocol:";
+  constexpr std::string_view kPartitions = "- partition columns:";
+  constexpr std::string_view kProperties = "- table properties:";
   while (std::getline(in, line)) {
-    if (line.rfind("## ", 0) == 0) {
-      in_versions = line.find("Per-version row counts") != std::string::npos;
+    ++number;
+    if (line.rfind("#", 0) == 0) {
+      if (line.rfind("### Schema", 0) == 0) {
+        section = Section::kSchema;
+      } else if (line.rfind("## Latest version", 0) == 0) {
+        section = Section::kLatest;
+      } else if (line.rfind("## ", 0) == 0 || line.rfind("### ", 0) == 0) {
+        section = line.find("Per-version row counts") != std::string::npos ? Section::kVersions
+                                                                            : Section::kOther;
+      }
       continue;
     }
-    if (line.rfind(kLiveFiles, 0) == 0) {
-      doc.live_files_latest = ParseInt(std::string_view(line).substr(kLiveFiles.size()));
+    if (section == Section::kLatest) {
+      if (line.rfind(kLiveFiles, 0) == 0) {
+        // `None` for tables without a readable log (must_reject).
+        doc.live_files_latest = ParseInt(value_after(kLiveFiles));
+        if (!doc.live_files_latest && value_after(kLiveFiles) != "None") {
+          problem("the live-file count is not an integer");
+        }
+      } else if (line.rfind(kStatsRows, 0) == 0) {
+        const size_t colon = line.rfind(": ");
+        doc.stats_rows_latest =
+            colon == std::string::npos ? std::nullopt : ParseInt(line.substr(colon + 2));
+        if (!doc.stats_rows_latest) problem("the row count from log stats is not an integer");
+      } else if (line.rfind(kProtocol, 0) == 0) {
+        auto text = BacktickedValue(value_after(kProtocol));
+        auto parsed = text ? ParseProtocolJson(*text)
+                           : arrow::Status::Invalid("no `...` value");
+        if (parsed.ok()) {
+          doc.protocol = *parsed;
+        } else {
+          problem(fmt::format("malformed protocol ({})", parsed.status().message()));
+        }
+      } else if (line.rfind(kPartitions, 0) == 0) {
+        auto text = BacktickedValue(value_after(kPartitions));
+        auto parsed = text ? ParseNameList(*text) : arrow::Status::Invalid("no `...` value");
+        if (parsed.ok()) {
+          doc.partition_columns = *parsed;
+        } else {
+          problem(fmt::format("malformed partition columns ({})", parsed.status().message()));
+        }
+      } else if (line.rfind(kProperties, 0) == 0) {
+        auto text = BacktickedValue(value_after(kProperties));
+        auto parsed = text ? ParsePropertiesJson(*text) : arrow::Status::Invalid("no `...` value");
+        if (parsed.ok()) {
+          doc.properties = *parsed;
+        } else {
+          problem(fmt::format("malformed table properties ({})", parsed.status().message()));
+        }
+      }
       continue;
     }
-    if (!in_versions || line.rfind("|", 0) != 0) continue;
+    if (section == Section::kSchema) {
+      const std::string text = Trim(line);
+      if (text.empty() || text == "(no schema)") continue;
+      if (auto column = ParseSchemaLine(text)) {
+        doc.schema.push_back(std::move(*column));
+      } else {
+        problem("a schema line is not `- `name`: `type`` [(annotations)]");
+      }
+      continue;
+    }
+    if (section != Section::kVersions || line.rfind("|", 0) != 0) continue;
+    if (IsSeparatorLine(line)) continue;
     std::vector<std::string> cells = SplitCells(line);
-    if (cells.size() < 3) continue;
-    std::optional<int64_t> version = ParseInt(cells[0]);
-    if (!version) continue;  // header or separator row
+    if (!cells.empty() && cells[0] == "version") continue;  // header
+    std::optional<int64_t> version = cells.empty() ? std::nullopt : ParseInt(cells[0]);
+    if (!version || cells.size() < 3) {
+      problem("a per-version row is not `| version | rows (stats) | rows (parquet footers) |`");
+      continue;
+    }
     VersionExpectation v;
     v.version = *version;
     const std::string& stats = cells[1];
     const std::string& footers = cells[2];
+    auto known = [](const std::string& cell) {
+      return ParseInt(cell) || cell == "n/a" || cell == "files missing";
+    };
+    if (!known(stats) || !known(footers)) {
+      problem("a row count is neither a number, `n/a` nor `files missing`");
+      continue;
+    }
+    v.stats_rows = ParseInt(stats);
     if (auto rows = ParseInt(footers)) {
       v.kind = VersionExpectation::Kind::kRows;
       v.rows = *rows;
     } else if (footers == "files missing" || stats == "files missing") {
       v.kind = VersionExpectation::Kind::kMissingFiles;
-    } else if (auto stat_rows = ParseInt(stats)) {
+    } else if (v.stats_rows) {
       v.kind = VersionExpectation::Kind::kRows;
-      v.rows = *stat_rows;
+      v.rows = *v.stats_rows;
     }
     doc.versions.push_back(v);
   }
@@ -702,11 +929,6 @@ bool IsNullCell(std::string_view cell) {
   return cell == kNullCell || cell == "null" || cell == "None";
 }
 
-/// True for `+---+` borders and `|---|` separator lines.
-bool IsSeparatorLine(std::string_view line) {
-  return line.find_first_not_of("|-:+ ") == std::string_view::npos;
-}
-
 /// Turns the table lines of one block (pipe rows, `+---+` borders, `|---|` separators) into
 /// columns and rows; false when it holds no header.
 bool ParseTableLines(const std::vector<std::string>& lines, QuotedBlock& block) {
@@ -794,10 +1016,79 @@ std::optional<QuotedBlock> ExpectedTableText(const fs::path& expected_dir) {
   return block;
 }
 
+/// A claim of EXPECTED.md's prose about the log rather than rows: `snapshot` and `history`
+/// lines of quoted_rows.txt.
+struct LogClaim {
+  enum class Kind {
+    kLoads,       ///< SnapshotAt(v) succeeds for every v in [first, last]
+    kFails,       ///< SnapshotAt(v) fails with `code` for every v in [first, last]
+    kCheckpoint,  ///< SnapshotAt(v) is built from the checkpoint of version `value`
+    kHistory,     ///< History(limit) has `value` entries
+  };
+  std::string source;
+  Kind kind = Kind::kLoads;
+  int64_t first = 0;
+  int64_t last = 0;
+  DeltaErrorCode code = DeltaErrorCode::kVersionNotFound;
+  int64_t value = 0;
+  std::optional<int64_t> limit;
+};
+
+/// The error code named `name` (as DeltaErrorCodeName spells it).
+std::optional<DeltaErrorCode> ErrorCodeNamed(std::string_view name) {
+  for (int i = 0; i <= static_cast<int>(DeltaErrorCode::kAppendOnlyViolation); ++i) {
+    const auto code = static_cast<DeltaErrorCode>(i);
+    if (name == DeltaErrorCodeName(code)) return code;
+  }
+  return std::nullopt;
+}
+
+/// Parses the words after `snapshot` or `history` (see the top of quoted_rows.txt).
+std::optional<LogClaim> ParseLogClaim(const std::string& keyword, std::istringstream& words) {
+  LogClaim claim;
+  std::vector<std::string> rest;
+  for (std::string word; words >> word;) rest.push_back(word);
+  if (keyword == "history") {
+    // history [limit <n>] entries <count>
+    size_t at = 0;
+    if (rest.size() == 4 && rest[0] == "limit") {
+      claim.limit = ParseInt(rest[1]);
+      if (!claim.limit) return std::nullopt;
+      at = 2;
+    }
+    if (rest.size() != at + 2 || rest[at] != "entries" || !ParseInt(rest[at + 1])) {
+      return std::nullopt;
+    }
+    claim.kind = LogClaim::Kind::kHistory;
+    claim.value = *ParseInt(rest[at + 1]);
+    return claim;
+  }
+  // snapshot <first> [<last>] (loads | fails <ErrorCode> | checkpoint <version>)
+  if (rest.empty() || !ParseInt(rest[0])) return std::nullopt;
+  claim.first = claim.last = *ParseInt(rest[0]);
+  size_t at = 1;
+  if (rest.size() > at && ParseInt(rest[at])) claim.last = *ParseInt(rest[at++]);
+  if (claim.last < claim.first || rest.size() <= at) return std::nullopt;
+  const std::string& verb = rest[at];
+  if (verb == "loads" && rest.size() == at + 1) {
+    claim.kind = LogClaim::Kind::kLoads;
+  } else if (verb == "fails" && rest.size() == at + 2 && ErrorCodeNamed(rest[at + 1])) {
+    claim.kind = LogClaim::Kind::kFails;
+    claim.code = *ErrorCodeNamed(rest[at + 1]);
+  } else if (verb == "checkpoint" && rest.size() == at + 2 && ParseInt(rest[at + 1])) {
+    claim.kind = LogClaim::Kind::kCheckpoint;
+    claim.value = *ParseInt(rest[at + 1]);
+  } else {
+    return std::nullopt;
+  }
+  return claim;
+}
+
 /// One table's entry of quoted_rows.txt.
 struct Transcription {
   std::vector<std::string> quotes;  ///< EXPECTED.md text the rows are transcribed from
   std::vector<QuotedBlock> blocks;
+  std::vector<LogClaim> claims;
 };
 
 struct Transcriptions {
@@ -850,6 +1141,17 @@ const Transcriptions& LoadedTranscriptions() {
       }
       if (keyword == "quote") {
         current->quotes.push_back(Trim(text.substr(keyword.size())));
+      } else if (keyword == "snapshot" || keyword == "history") {
+        flush();
+        block = nullptr;
+        if (auto claim = ParseLogClaim(keyword, words)) {
+          claim->source = where;
+          current->claims.push_back(std::move(*claim));
+        } else {
+          out.problems.push_back(
+              where + ": expected `snapshot <first> [<last>] (loads | fails <ErrorCode> | "
+                      "checkpoint <version>)` or `history [limit <n>] entries <count>`");
+        }
       } else if (keyword == "rows" || keyword == "files") {
         flush();
         QuotedBlock b;
@@ -1427,27 +1729,180 @@ std::optional<std::string> CompareQuotedFiles(const arrow::RecordBatch& files,
                      ListRows(unmatched), ListRows(extra));
 }
 
-/// Top-level columns of the "### Schema" section of EXPECTED.md: name -> Delta type text.
-std::vector<std::pair<std::string, std::string>> SchemaOfExpectedMd(const fs::path& path) {
-  std::vector<std::pair<std::string, std::string>> columns;
-  std::ifstream in(path);
-  std::string line;
-  bool in_schema = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("#", 0) == 0) {
-      in_schema = line.rfind("### Schema", 0) == 0;
-      continue;
+// --- the log side of EXPECTED.md's "Latest version" section ---------------------------------
+
+/// The Delta type of a schema JSON `type` value, written as EXPECTED.md writes it: primitive
+/// names as in the log, `struct<a: T, b: U>`, `array<T>`, `map<K, V>`.
+arrow::Result<std::string> DeltaTypeText(simdjson::dom::element type) {
+  std::string_view name;
+  if (type.get_string().get(name) == simdjson::SUCCESS) return std::string(name);
+  simdjson::dom::object object;
+  if (type.get_object().get(object) != simdjson::SUCCESS ||
+      object["type"].get_string().get(name) != simdjson::SUCCESS) {
+    return arrow::Status::Invalid("a type is neither a name nor an object with a `type`");
+  }
+  if (name == "struct") {
+    simdjson::dom::array fields;
+    if (object["fields"].get_array().get(fields) != simdjson::SUCCESS) {
+      return arrow::Status::Invalid("a struct type has no `fields` array");
     }
-    if (!in_schema || line.rfind("- `", 0) != 0) continue;
-    const size_t name_end = line.find("`: `", 3);
-    if (name_end == std::string::npos) continue;
-    const size_t type_begin = name_end + 4;
-    const size_t type_end = line.find('`', type_begin);
-    if (type_end == std::string::npos) continue;
-    columns.emplace_back(line.substr(3, name_end - 3),
-                         line.substr(type_begin, type_end - type_begin));
+    std::vector<std::string> members;
+    for (simdjson::dom::element field : fields) {
+      std::string_view field_name;
+      simdjson::dom::element field_type;
+      if (field["name"].get_string().get(field_name) != simdjson::SUCCESS ||
+          field["type"].get(field_type) != simdjson::SUCCESS) {
+        return arrow::Status::Invalid("a struct field lacks `name` or `type`");
+      }
+      ARROW_ASSIGN_OR_RAISE(std::string member, DeltaTypeText(field_type));
+      members.push_back(fmt::format("{}: {}", field_name, member));
+    }
+    return fmt::format("struct<{}>", fmt::join(members, ", "));
+  }
+  if (name == "array") {
+    simdjson::dom::element element;
+    if (object["elementType"].get(element) != simdjson::SUCCESS) {
+      return arrow::Status::Invalid("an array type has no `elementType`");
+    }
+    ARROW_ASSIGN_OR_RAISE(std::string element_text, DeltaTypeText(element));
+    return fmt::format("array<{}>", element_text);
+  }
+  if (name == "map") {
+    simdjson::dom::element key;
+    simdjson::dom::element value;
+    if (object["keyType"].get(key) != simdjson::SUCCESS ||
+        object["valueType"].get(value) != simdjson::SUCCESS) {
+      return arrow::Status::Invalid("a map type lacks `keyType` or `valueType`");
+    }
+    ARROW_ASSIGN_OR_RAISE(std::string key_text, DeltaTypeText(key));
+    ARROW_ASSIGN_OR_RAISE(std::string value_text, DeltaTypeText(value));
+    return fmt::format("map<{}, {}>", key_text, value_text);
+  }
+  return arrow::Status::Invalid("unknown complex type `", name, "`");
+}
+
+/// One top-level field of a `metaData.schemaString`.
+struct LogColumn {
+  std::string name;
+  std::string type;  ///< as DeltaTypeText writes it
+  bool nullable = true;
+  /// Field metadata, each value as its JSON text (strings unquoted).
+  std::map<std::string, std::string> metadata;
+};
+
+arrow::Result<std::vector<LogColumn>> ColumnsOfSchemaString(const std::string& schema_string) {
+  simdjson::dom::parser parser;
+  simdjson::dom::array fields;
+  if (parser.parse(schema_string)["fields"].get_array().get(fields) != simdjson::SUCCESS) {
+    return arrow::Status::Invalid("the schema string has no `fields` array");
+  }
+  std::vector<LogColumn> columns;
+  for (simdjson::dom::element field : fields) {
+    LogColumn column;
+    std::string_view name;
+    simdjson::dom::element type;
+    if (field["name"].get_string().get(name) != simdjson::SUCCESS ||
+        field["type"].get(type) != simdjson::SUCCESS) {
+      return arrow::Status::Invalid("a field lacks `name` or `type`");
+    }
+    column.name = std::string(name);
+    ARROW_ASSIGN_OR_RAISE(column.type, DeltaTypeText(type));
+    bool nullable = true;
+    if (field["nullable"].get_bool().get(nullable) == simdjson::SUCCESS) column.nullable = nullable;
+    simdjson::dom::object metadata;
+    if (field["metadata"].get_object().get(metadata) == simdjson::SUCCESS) {
+      for (auto [key, value] : metadata) {
+        std::string_view text;
+        column.metadata.emplace(std::string(key), value.get_string().get(text) == simdjson::SUCCESS
+                                                      ? std::string(text)
+                                                      : simdjson::minify(value));
+      }
+    }
+    columns.push_back(std::move(column));
   }
   return columns;
+}
+
+/// Checks the annotations EXPECTED.md gives a column (`physical=X`, `fieldId=N`, `NOT NULL`,
+/// separated by `; `) against the log's field; others (`typeChanges=...`, `generated ...`) are
+/// descriptive and not checked. Returns the disagreements.
+std::vector<std::string> CheckColumnAnnotation(const ExpectedColumn& expected,
+                                               const LogColumn& ours) {
+  std::vector<std::string> problems;
+  if (expected.annotation.empty()) return problems;
+  auto metadata = [&](const std::string& key) {
+    auto it = ours.metadata.find(key);
+    return it == ours.metadata.end() ? std::string("<absent>") : it->second;
+  };
+  std::string_view rest = expected.annotation;
+  while (!rest.empty()) {
+    const size_t end = rest.find("; ");
+    const std::string item(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 2);
+    if (item == "NOT NULL") {
+      if (ours.nullable) problems.push_back(fmt::format("`{}` is nullable, EXPECTED.md says NOT NULL", ours.name));
+    } else if (item.rfind("physical=", 0) == 0) {
+      const std::string physical = metadata("delta.columnMapping.physicalName");
+      if (physical != item.substr(9)) {
+        problems.push_back(fmt::format("`{}` has physical name {}, EXPECTED.md says {}", ours.name,
+                                       physical, item.substr(9)));
+      }
+    } else if (item.rfind("fieldId=", 0) == 0) {
+      const std::string id = metadata("delta.columnMapping.id");
+      if (id != item.substr(8)) {
+        problems.push_back(fmt::format("`{}` has field id {}, EXPECTED.md says {}", ours.name, id,
+                                       item.substr(8)));
+      }
+    }
+  }
+  return problems;
+}
+
+/// The row count the live files' statistics give: the sum of `numRecords` minus the
+/// cardinality of each file's deletion vector. Fails when a live file has no `numRecords`.
+arrow::Result<int64_t> StatsRowCount(const Snapshot& snapshot) {
+  const std::shared_ptr<arrow::RecordBatch>& files = snapshot.files();
+  if (!files || files->num_rows() == 0) return 0;
+  auto stats = files->GetColumnByName("stats");
+  auto paths = files->GetColumnByName("path");
+  auto dv = files->GetColumnByName("deletionVector");
+  if (!stats || stats->type_id() != arrow::Type::STRING || !paths ||
+      paths->type_id() != arrow::Type::STRING) {
+    return arrow::Status::Invalid("the live files have no string `stats` or `path` column");
+  }
+  const auto& stats_text = static_cast<const arrow::StringArray&>(*stats);
+  const auto& path_text = static_cast<const arrow::StringArray&>(*paths);
+  std::shared_ptr<arrow::Array> cardinality;
+  if (dv && dv->type_id() == arrow::Type::STRUCT) {
+    cardinality = static_cast<const arrow::StructArray&>(*dv).GetFieldByName("cardinality");
+  }
+  simdjson::dom::parser parser;
+  int64_t rows = 0;
+  for (int64_t i = 0; i < files->num_rows(); ++i) {
+    int64_t records = 0;
+    if (stats_text.IsNull(i) ||
+        parser.parse(std::string(stats_text.GetView(i)))["numRecords"].get_int64().get(records) !=
+            simdjson::SUCCESS) {
+      return arrow::Status::Invalid("live file ", path_text.GetView(i), " has no numRecords");
+    }
+    rows += records;
+    if (cardinality && cardinality->type_id() == arrow::Type::INT64 && dv->IsValid(i) &&
+        cardinality->IsValid(i)) {
+      rows -= static_cast<const arrow::Int64Array&>(*cardinality).Value(i);
+    }
+  }
+  return rows;
+}
+
+std::string FeatureText(const std::optional<std::set<std::string>>& features) {
+  if (!features) return "null";
+  return fmt::format("[{}]", fmt::join(*features, ", "));
+}
+
+std::optional<std::set<std::string>> FeatureSet(
+    const std::optional<std::vector<std::string>>& features) {
+  if (!features) return std::nullopt;
+  return std::set<std::string>(features->begin(), features->end());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1535,6 +1990,7 @@ class TableChecker {
 
   void Run() {
     doc_ = ParseExpectedDoc(case_.table_dir / "EXPECTED.md");
+    for (const std::string& problem : doc_.problems) Fail("malformed EXPECTED.md: " + problem);
     if (!case_.must_reject) {
       blocks_ = QuotedBlocksOfExpectedMd(case_.table_dir / "EXPECTED.md");
       if (auto table = ExpectedTableText(case_.expected_dir)) blocks_.push_back(std::move(*table));
@@ -1685,7 +2141,156 @@ class TableChecker {
                        latest_->num_files(), *live,
                        live != doc_.live_files_latest ? " (corrected in kErrata)" : ""));
     }
+    CheckLogMetadata();
+    if (doc_.stats_rows_latest) CheckStatsRows(*latest_, *doc_.stats_rows_latest, "latest");
+    // No data can be read: each listed version must load, with the row count its files'
+    // statistics give where EXPECTED.md states one.
+    for (const VersionExpectation& v : doc_.versions) {
+      auto snapshot = SnapshotAt(v.version);
+      if (!snapshot.ok()) {
+        Fail(fmt::format("snapshot at version {} failed: {}", v.version,
+                         snapshot.status().ToString()),
+             snapshot.status());
+      } else if (v.stats_rows) {
+        CheckStatsRows(**snapshot, *v.stats_rows, "per-version table");
+      }
+    }
     CheckQuotedBlocks();
+    CheckLogClaims();
+  }
+
+  /// Protocol, partition columns, schema (names, Delta types, stated annotations) and table
+  /// properties of the latest snapshot, where the "Latest version" section of EXPECTED.md
+  /// gives them. Reader and writer feature lists compare as sets.
+  void CheckLogMetadata() {
+    const Snapshot& snapshot = *latest_;
+    if (doc_.protocol) {
+      const ExpectedProtocol& expected = *doc_.protocol;
+      const Protocol& ours = snapshot.protocol();
+      const auto reader = FeatureSet(ours.reader_features);
+      const auto writer = FeatureSet(ours.writer_features);
+      if (ours.min_reader_version != expected.min_reader_version ||
+          ours.min_writer_version != expected.min_writer_version ||
+          reader != expected.reader_features || writer != expected.writer_features) {
+        Fail(fmt::format("protocol is {}/{} reader features {} writer features {}, EXPECTED.md "
+                         "says {}/{} reader features {} writer features {}",
+                         ours.min_reader_version, ours.min_writer_version, FeatureText(reader),
+                         FeatureText(writer), expected.min_reader_version,
+                         expected.min_writer_version, FeatureText(expected.reader_features),
+                         FeatureText(expected.writer_features)));
+      }
+    }
+    if (doc_.partition_columns && snapshot.partition_columns() != *doc_.partition_columns) {
+      Fail(fmt::format("partition columns are [{}], EXPECTED.md says [{}]",
+                       fmt::join(snapshot.partition_columns(), ", "),
+                       fmt::join(*doc_.partition_columns, ", ")));
+    }
+    if (doc_.properties && snapshot.properties() != *doc_.properties) {
+      auto render = [](const std::map<std::string, std::string>& properties) {
+        std::vector<std::string> items;
+        for (const auto& [key, value] : properties) items.push_back(key + "=" + value);
+        return fmt::format("{{{}}}", fmt::join(items, ", "));
+      };
+      Fail(fmt::format("table properties are {}, EXPECTED.md says {}",
+                       render(snapshot.properties()), render(*doc_.properties)));
+    }
+    if (doc_.schema.empty()) return;
+    auto columns = ColumnsOfSchemaString(snapshot.metadata().schema_string);
+    if (!columns.ok()) {
+      Fail(fmt::format("the latest schema string cannot be read: {}",
+                       columns.status().ToString()));
+      return;
+    }
+    std::vector<std::string> expected_text;
+    std::vector<std::string> expected_names;
+    for (const ExpectedColumn& column : doc_.schema) {
+      expected_text.push_back(column.name + ": " + column.type);
+      expected_names.push_back(column.name);
+    }
+    std::vector<std::string> ours_text;
+    for (const LogColumn& column : *columns) ours_text.push_back(column.name + ": " + column.type);
+    if (ours_text != expected_text) {
+      Fail(fmt::format("the latest schema is [{}], EXPECTED.md's is [{}]",
+                       fmt::join(ours_text, ", "), fmt::join(expected_text, ", ")));
+      return;
+    }
+    for (size_t i = 0; i < columns->size(); ++i) {
+      for (const std::string& problem : CheckColumnAnnotation(doc_.schema[i], (*columns)[i])) {
+        Fail("schema: " + problem);
+      }
+    }
+    if (snapshot.schema() && snapshot.schema()->field_names() != expected_names) {
+      Fail(fmt::format("the snapshot's Arrow schema has columns [{}], EXPECTED.md's schema [{}]",
+                       fmt::join(snapshot.schema()->field_names(), ", "),
+                       fmt::join(expected_names, ", ")));
+    }
+  }
+
+  /// The row count of `snapshot`'s file statistics (numRecords minus DV cardinality).
+  /// EXPECTED.md's counts are computed from the JSON commits: a snapshot built from a checkpoint
+  /// written without stats (`dat-no_stats`, `writeStatsAsJson=false`) has none to sum, which is
+  /// not a disagreement; without a checkpoint every live file must have `numRecords`.
+  void CheckStatsRows(const Snapshot& snapshot, int64_t expected, std::string_view where) {
+    auto rows = StatsRowCount(snapshot);
+    if (!rows.ok() && snapshot.state().checkpoint_version.has_value()) return;
+    if (!rows.ok()) {
+      Fail(fmt::format("version {}: no row count from log stats ({} of EXPECTED.md says {}): {}",
+                       snapshot.version(), where, expected, rows.status().message()));
+    } else if (*rows != expected) {
+      Fail(fmt::format("version {}: the live files' stats give {} rows, EXPECTED.md ({}) says {}",
+                       snapshot.version(), *rows, where, expected));
+    }
+  }
+
+  /// The `snapshot` and `history` claims of quoted_rows.txt.
+  void CheckLogClaims() {
+    const Transcriptions& transcriptions = LoadedTranscriptions();
+    auto it = transcriptions.tables.find(case_.id);
+    if (it == transcriptions.tables.end()) return;
+    for (const LogClaim& claim : it->second.claims) {
+      if (claim.kind == LogClaim::Kind::kHistory) {
+        auto history = table_->History(claim.limit);
+        if (!history.ok()) {
+          Fail(fmt::format("History({}) failed (claim at {}): {}",
+                           claim.limit ? std::to_string(*claim.limit) : "", claim.source,
+                           history.status().ToString()),
+               history.status());
+        } else if (static_cast<int64_t>(history->size()) != claim.value) {
+          Fail(fmt::format("History({}) has {} entries, {} says {}",
+                           claim.limit ? std::to_string(*claim.limit) : "", history->size(),
+                           claim.source, claim.value));
+        }
+        continue;
+      }
+      for (int64_t version = claim.first; version <= claim.last; ++version) {
+        // Uncached: the claim is about what the table handle does for this version.
+        auto snapshot = table_->SnapshotAt(version);
+        if (claim.kind == LogClaim::Kind::kFails) {
+          if (snapshot.ok()) {
+            Fail(fmt::format("snapshot at version {} loaded; {} says it fails with {}", version,
+                             claim.source, DeltaErrorCodeName(claim.code)));
+          } else if (!IsDeltaError(snapshot.status(), claim.code)) {
+            Fail(fmt::format("snapshot at version {} failed with {} instead of {} ({}): {}",
+                             version, CodeName(snapshot.status()), DeltaErrorCodeName(claim.code),
+                             claim.source, snapshot.status().ToString()));
+          }
+          continue;
+        }
+        if (!snapshot.ok()) {
+          Fail(fmt::format("snapshot at version {} failed ({} says it loads): {}", version,
+                           claim.source, snapshot.status().ToString()),
+               snapshot.status());
+        } else if (claim.kind == LogClaim::Kind::kCheckpoint &&
+                   (*snapshot)->state().checkpoint_version != claim.value) {
+          const auto& used = (*snapshot)->state().checkpoint_version;
+          Fail(fmt::format("snapshot at version {} was built from {}, {} says the checkpoint of "
+                           "version {}",
+                           version, used ? "the checkpoint of version " + std::to_string(*used)
+                                         : std::string("no checkpoint"),
+                           claim.source, claim.value));
+        }
+      }
+    }
   }
 
   /// Every quoted block: rows against a scan of its version, files against the live files.
@@ -1724,19 +2329,20 @@ class TableChecker {
   /// The columns of the latest read are those of EXPECTED.md's schema, in order; a `void`
   /// column is read as Arrow null type, all null.
   void CheckSchemaColumns() {
-    const auto schema = SchemaOfExpectedMd(case_.table_dir / "EXPECTED.md");
+    const std::vector<ExpectedColumn>& schema = doc_.schema;
     if (schema.empty()) return;
     auto table = Read(latest_->version());
     if (!table.ok()) return;  // reported by the row count checks
     std::vector<std::string> expected_names;
-    for (const auto& [name, type] : schema) expected_names.push_back(name);
+    for (const ExpectedColumn& column : schema) expected_names.push_back(column.name);
     std::vector<std::string> names = (*table)->schema()->field_names();
     if (names != expected_names) {
       Fail(fmt::format("columns read are [{}], EXPECTED.md's schema has [{}]",
                        fmt::join(names, ", "), fmt::join(expected_names, ", ")));
     }
-    for (const auto& [name, type] : schema) {
-      if (type != "void") continue;
+    for (const ExpectedColumn& expected : schema) {
+      if (expected.type != "void") continue;
+      const std::string& name = expected.name;
       auto column = (*table)->GetColumnByName(name);
       if (!column) continue;  // reported above
       if (column->type()->id() != arrow::Type::NA) {
@@ -1751,11 +2357,20 @@ class TableChecker {
 
   void CheckReadable() {
     if (!LoadLatest()) return;
+    CheckLogMetadata();
     CheckReferenceData();
     CheckSchemaColumns();
     CheckQuotedBlocks();
+    CheckLogClaims();
     if (case_.expected_rows_latest) {
       CheckRowCount(latest_->version(), *case_.expected_rows_latest, "the manifest");
+    }
+    if (doc_.stats_rows_latest) CheckStatsRows(*latest_, *doc_.stats_rows_latest, "latest");
+    for (const VersionExpectation& v : doc_.versions) {
+      if (!v.stats_rows) continue;
+      if (auto snapshot = SnapshotAt(v.version); snapshot.ok()) {
+        CheckStatsRows(**snapshot, *v.stats_rows, "per-version table");
+      }  // a snapshot that fails to load is reported below
     }
     for (const VersionExpectation& v : doc_.versions) {
       switch (v.kind) {
@@ -1956,7 +2571,8 @@ TEST(ConformanceQuotedRows, TranscriptionsAreWellFormedAndQuoteTheirTables) {
                     << "`, which is not in the manifest";
       continue;
     }
-    EXPECT_FALSE(transcription.blocks.empty()) << id << " has no rows or files block";
+    EXPECT_FALSE(transcription.blocks.empty() && transcription.claims.empty())
+        << id << " has no rows, files, snapshot or history line";
     for (const std::string& quote : transcription.quotes) {
       EXPECT_TRUE(ExpectedMdQuotes(dir->second, quote))
           << id << ": quoted text not found in its EXPECTED.md: " << quote;
@@ -1994,6 +2610,99 @@ TEST(ConformanceQuotedRows, CodeFenceTablesOfExpectedMdAreParsed) {
   ASSERT_TRUE(variant.has_value());
   EXPECT_EQ(variant->columns.size(), 7u);
   EXPECT_EQ(variant->rows.size(), 102u);
+}
+
+TEST(ConformanceExpectedDoc, LatestVersionSchemaAndVersionSectionsAreParsed) {
+  const fs::path tables = fs::path(testing::ConformanceDir()) / "tables";
+  const ExpectedDoc vacuumed =
+      ParseExpectedDoc(tables / "delta-rs-checkpoints_vacuumed" / "EXPECTED.md");
+  EXPECT_TRUE(vacuumed.problems.empty()) << fmt::format("{}", fmt::join(vacuumed.problems, "\n"));
+  ASSERT_TRUE(vacuumed.protocol.has_value());
+  EXPECT_EQ(vacuumed.protocol->min_reader_version, 1);
+  EXPECT_EQ(vacuumed.protocol->min_writer_version, 2);
+  EXPECT_FALSE(vacuumed.protocol->reader_features.has_value());
+  EXPECT_EQ(vacuumed.partition_columns, std::vector<std::string>{"date"});
+  EXPECT_FALSE(vacuumed.properties.has_value());
+  EXPECT_EQ(vacuumed.stats_rows_latest, 12);
+  EXPECT_EQ(vacuumed.live_files_latest, 12);
+  ASSERT_EQ(vacuumed.schema.size(), 4u);
+  EXPECT_EQ(vacuumed.schema[0].type,
+            "struct<some_struct_member: string, some_struct_timestamp: timestamp>");
+  const ExpectedDoc no_last = ParseExpectedDoc(
+      tables / "kernel-rs-with_checkpoint_no_last_checkpoint" / "EXPECTED.md");
+  EXPECT_TRUE(no_last.problems.empty());
+  EXPECT_EQ(no_last.properties,
+            (std::map<std::string, std::string>{{"delta.checkpointInterval", "2"}}));
+  ASSERT_EQ(no_last.versions.size(), 4u);
+  EXPECT_EQ(no_last.versions[1].stats_rows, 5);
+  EXPECT_EQ(no_last.versions[1].kind, VersionExpectation::Kind::kMissingFiles);
+  const ExpectedDoc features =
+      ParseExpectedDoc(tables / "delta-rs-simple_table_features" / "EXPECTED.md");
+  ASSERT_TRUE(features.protocol.has_value());
+  ASSERT_TRUE(features.protocol->reader_features.has_value());
+  EXPECT_EQ(features.protocol->reader_features->count("blahabl"), 1u);
+  // No protocol (a table that must be rejected): nothing to check, not malformed.
+  const ExpectedDoc no_protocol = ParseExpectedDoc(
+      tables / "delta-golden-deltalog-state-reconstruction-without-protocol" / "EXPECTED.md");
+  EXPECT_TRUE(no_protocol.problems.empty());
+  EXPECT_FALSE(no_protocol.protocol.has_value());
+}
+
+TEST(ConformanceExpectedDoc, MalformedSectionsAreReported) {
+  testing::TempDir tmp;
+  const fs::path path = tmp.path() / "EXPECTED.md";
+  std::ofstream(path) << "## Latest version\n\n"
+                         "- live files at latest: many\n"
+                         "- protocol: `{\"minReaderVersion\": 1}`\n"
+                         "- partition columns: `[a, b]`\n"
+                         "- table properties: `{\"k\": 1}`\n"
+                         "- row count from log stats (sum): n/a\n\n"
+                         "### Schema (latest metaData.schemaString)\n\n"
+                         "- id: integer\n\n"
+                         "## Per-version row counts (time travel)\n\n"
+                         "| version | rows (stats) | rows (parquet footers) |\n"
+                         "|---|---|---|\n"
+                         "| 0 | 3 |\n"
+                         "| 1 | many | 3 |\n"
+                         "| v2 | 3 | 3 |\n";
+  const ExpectedDoc doc = ParseExpectedDoc(path);
+  const std::string problems = fmt::format("{}", fmt::join(doc.problems, "\n"));
+  EXPECT_EQ(doc.problems.size(), 9u) << problems;
+  for (std::string_view what :
+       {"live-file count", "malformed protocol", "malformed partition columns",
+        "malformed table properties", "row count from log stats", "schema line",
+        "per-version row", "neither a number"}) {
+    EXPECT_NE(problems.find(what), std::string::npos) << what << " not reported in:\n" << problems;
+  }
+  EXPECT_TRUE(doc.versions.empty());
+  EXPECT_FALSE(ParseExpectedDoc(tmp.path() / "absent.md").problems.empty());
+}
+
+TEST(ConformanceQuotedRows, LogClaimsAreParsed) {
+  auto parse = [](const std::string& line) {
+    std::istringstream words(line);
+    std::string keyword;
+    words >> keyword;
+    return ParseLogClaim(keyword, words);
+  };
+  auto fails = parse("snapshot 0 4 fails VersionNotFound");
+  ASSERT_TRUE(fails.has_value());
+  EXPECT_EQ(fails->kind, LogClaim::Kind::kFails);
+  EXPECT_EQ(fails->last, 4);
+  EXPECT_EQ(fails->code, DeltaErrorCode::kVersionNotFound);
+  auto checkpoint = parse("snapshot 3 checkpoint 2");
+  ASSERT_TRUE(checkpoint.has_value());
+  EXPECT_EQ(checkpoint->first, 3);
+  EXPECT_EQ(checkpoint->last, 3);
+  EXPECT_EQ(checkpoint->value, 2);
+  auto history = parse("history limit 10 entries 8");
+  ASSERT_TRUE(history.has_value());
+  EXPECT_EQ(history->limit, 10);
+  EXPECT_EQ(history->value, 8);
+  EXPECT_FALSE(parse("snapshot 4 0 loads").has_value());
+  EXPECT_FALSE(parse("snapshot 0 fails NoSuchCode").has_value());
+  EXPECT_FALSE(parse("snapshot 0 loads extra").has_value());
+  EXPECT_FALSE(parse("history entries").has_value());
 }
 
 TEST(ConformanceQuotedRows, ValuesAreNormalisedByColumnType) {

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from interop_util import (DELTACPP, cli, compare_version_all, compare_versions_all, cpp_read,
-                          cpp_versions, data_files_on_disk, log_versions_on_disk, rs_read,
+from interop_util import (DELTACPP, assert_history_agrees, cli, compare_version_all,
+                          compare_versions_all, cpp_history, cpp_read, cpp_versions, data_files_on_disk, log_versions_on_disk, rs_read,
                           spark_df, spark_rows, arrow_rows, assert_same_rows)
 
 
@@ -82,8 +82,13 @@ def mixed(spark, tmp_path_factory):
 
 
 def test_mixed_history_agrees(spark, mixed):
+    """deltacpp, Spark and delta-rs list the same versions with the same operations, whichever
+    engine made the commit."""
     t, notes = mixed
     assert cpp_versions(t) == _spark_versions(spark, t) == list(range(len(notes)))
+    assert_history_agrees(spark, t)
+    ops = {h["version"]: h["operation"] for h in cpp_history(t)}
+    assert [ops[v] for v in (2, 3, 5, 7)] == ["WRITE", "DELETE", "UPDATE", "SET TBLPROPERTIES"], ops
     assert any(p.name.startswith("deletion_vector_") for p in t.rglob("*.bin")), \
         "Spark wrote no deletion vector: the test would not cover them"
     assert (t / "_delta_log" / "00000000000000000012.checkpoint.parquet").exists()
@@ -294,10 +299,15 @@ def test_concurrent_appends_deltacpp_and_delta_rs(spark, tmp_path):
         assert p.returncode == 0, f"{w}: {err}"
     print("concurrent-outcomes:", {f"{w}/{s}": ok for (w, s), (ok, _) in sorted(outcomes.items())})
     failed = {k: m for k, (ok, m) in outcomes.items() if not ok}
-    # A deltacpp writer that loses every retry must say so with a typed error.
+    # A deltacpp writer that loses every retry must say so with a typed error, a delta-rs one
+    # with deltalake's CommitFailedError for running out of commit attempts (blind appends
+    # conflict with nothing here).
     for (w, s), m in failed.items():
         if w.startswith("cpp"):
             assert "Concurrent" in m or "VersionExists" in m, f"{w}/{s} failed untyped: {m}"
+        else:
+            assert re.match(r"^CommitFailedError: .*exceeded maximum commit attempts", m,
+                            re.S), f"{w}/{s} failed otherwise than by losing every retry: {m}"
     assert len(outcomes) == (N_CPP + M_RS) * K_COMMITS
 
     versions = cpp_versions(t)
@@ -323,6 +333,7 @@ def test_concurrent_appends_deltacpp_and_delta_rs(spark, tmp_path):
             failures.append(f"version {v} is not its predecessor plus one commit: new {dict(new)}")
         prev = by_commit
     assert not failures, "\n".join(failures)
+    assert_history_agrees(spark, t)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -337,6 +348,9 @@ _TYPED_CONFLICT = re.compile(
     r"^deltacpp: error: (ConcurrentAppend|ConcurrentDeleteRead|ConcurrentDeleteDelete|"
     r"ConcurrentTransaction|MetadataChanged|ProtocolChanged|VersionExists): ")
 N_OW = 3  # overwrites by the free-running deltacpp overwriter
+# How deltalake 1.6.6's write_deltalake(mode="append") loses to a concurrent overwrite
+_RS_LOST_TO_OVERWRITE = re.compile(
+    r"^CommitFailedError: .*a concurrent transaction deleted data this operation read", re.S)
 
 
 def test_overwrites_race_concurrent_appends(spark, tmp_path):
@@ -439,6 +453,13 @@ def test_overwrites_race_concurrent_appends(spark, tmp_path):
     untyped = {k: m for k, (ok, m) in outcomes.items()
                if not ok and k[0] != "rs0" and not _TYPED_CONFLICT.match(m)}
     assert not untyped, f"deltacpp writes failed without a typed conflict: {untyped}"
+    # deltacpp's blind appends read nothing, so they rebase over every overwrite
+    lost_appends = {k: m for k, (ok, m) in outcomes.items() if k[0].startswith("cpp") and not ok}
+    assert not lost_appends, f"deltacpp blind appends failed: {lost_appends}"
+    # a delta-rs append may lose to an overwrite (docs/interop.md), and only in this way
+    rs_other = {k: m for k, (ok, m) in outcomes.items()
+                if k[0] == "rs0" and not ok and not _RS_LOST_TO_OVERWRITE.match(m)}
+    assert not rs_other, f"delta-rs appends failed otherwise than by a lost conflict: {rs_other}"
     # (delta-rs names its files part-NNNNN-<uuid>-c000.snappy.parquet and leaves the file of a
     # commit it lost behind for VACUUM; deltacpp's are part-NNNNN-<uuid>.c000.snappy.parquet)
     leftovers = {f for f in data_files_on_disk(t) - _referenced_files(t)
@@ -475,3 +496,4 @@ def test_overwrites_race_concurrent_appends(spark, tmp_path):
     assert not failures, "\n".join(failures)
     assert sorted(landed) == sorted(accepted), \
         f"commits in the log {sorted(landed)} vs accepted writes {sorted(accepted)}"
+    assert_history_agrees(spark, t)

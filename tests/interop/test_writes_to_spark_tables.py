@@ -13,8 +13,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from interop_util import (arrow_rows, assert_same_rows, cli, cpp_read, rs_read_sql, spark_df,
-                          spark_rows)
+from interop_util import (arrow_rows, assert_history_agrees, assert_same_rows, cli,
+                          compare_versions_all, cpp_read, rs_read_sql, spark_df, spark_rows)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,7 +68,15 @@ def _check_peers(spark, t, cols, expected, rs_refuses=None):
     """Spark and delta-rs (through its SQL engine, which applies column mapping and deletion
     vectors) read exactly `expected` (tuples in `cols` order) at the latest version; deltacpp
     too. `rs_refuses` names a reader feature delta-rs does not support: then its refusal, naming
-    the feature, is what is asserted."""
+    the feature, is what is asserted. Then every version, Spark's and deltacpp's, reads the
+    same in all three (rows, column types and nullability), and the histories agree."""
+    _check_latest(spark, t, cols, expected, rs_refuses)
+    rs = rs_refuses is None
+    compare_versions_all(spark, t, range(_latest_version(t) + 1), rs=rs, rs_via="sql")
+    assert_history_agrees(spark, t, rs=rs)
+
+
+def _check_latest(spark, t, cols, expected, rs_refuses):
     assert_same_rows(expected, spark_rows(spark_df(spark, t), cols), f"{t}: Spark")
     if rs_refuses is None:
         assert_same_rows(expected, arrow_rows(rs_read_sql(t), cols), f"{t}: delta-rs")
@@ -152,7 +160,9 @@ def test_identity_columns(spark, tmp_path):
     _append(t, [{"v": "c1"}, {"v": "c2"}])
     mark_after = int(_identity_meta(t, "id")["delta.identity.highWaterMark"])
     assert mark_after == mark_before + 10, (mark_before, mark_after)
-    _refused(t, ["--mode", "append"], [{"id": 7, "v": "explicit"}], "explicit ALWAYS identity")
+    err = _refused(t, ["--mode", "append"], [{"id": 7, "v": "explicit"}],
+                   "explicit ALWAYS identity")
+    assert "ConstraintViolation: column 'id' is GENERATED ALWAYS AS IDENTITY" in err, err
     _sql(spark, f"INSERT INTO delta.`{t}` (v) VALUES ('s3')")
     rows = spark_rows(spark_df(spark, t), ["id", "v"])
     ids = [r[0] for r in rows]
@@ -172,6 +182,9 @@ def test_identity_columns(spark, tmp_path):
     rows = dict((v, i) for i, v in spark_rows(spark_df(spark, by_default), ["id", "v"]))
     assert rows["explicit"] == 100
     assert rows["c1"] != rows["s1"]
+    for table in (t, by_default):
+        compare_versions_all(spark, table, range(_latest_version(table) + 1), rs_via="sql")
+        assert_history_agrees(spark, table)
 
 
 def test_change_data_feed(spark, tmp_path):

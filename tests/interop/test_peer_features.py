@@ -12,8 +12,9 @@ import time
 
 import pytest
 
-from interop_util import (arrow_rows, assert_same_rows, cli, compare_versions_all, cpp_read,
-                          cpp_versions, data_files_on_disk, spark_df, spark_rows)
+from interop_util import (arrow_rows, assert_detail_agrees, assert_same_rows, cli,
+                          compare_versions_all, cpp_read, cpp_versions, data_files_on_disk,
+                          spark_df, spark_rows)
 
 
 def _spark_versions(spark, t):
@@ -48,6 +49,7 @@ def test_spark_change_data_feed(spark, tmp_path):
     compare_versions_all(spark, t, range(4), notes)
     assert sorted((r["id"], r["v"]) for r in cpp_read(t).to_pylist()) == \
         [(1, "updated"), (2, "b"), (3, "updated"), (5, None)]
+    assert_detail_agrees(spark, t)
 
 
 @pytest.mark.parametrize("fmt", ["json", "parquet"])
@@ -83,6 +85,8 @@ def test_spark_v2_checkpoints(spark, tmp_path, fmt):
         if p.name[:20].isdigit() and int(p.name[:20]) < last:
             p.unlink()
     compare_versions_all(spark, cp, [last], rs_via="sql")
+    assert_detail_agrees(spark, t)
+    assert_detail_agrees(spark, cp)
 
 
 def test_spark_vacuumed_history(spark, tmp_path):
@@ -115,6 +119,7 @@ def test_spark_vacuumed_history(spark, tmp_path):
     compare_versions_all(spark, t, [v for v in versions if v >= 2])
     print("vacuum-seconds:", round(time.time() - t0, 1))
     assert [r["id"] for r in cpp_read(t).to_pylist()] == [3]
+    assert_detail_agrees(spark, t)
 
 
 def test_spark_in_commit_timestamps_time_travel(spark, tmp_path):
@@ -176,6 +181,7 @@ def test_spark_in_commit_timestamps_time_travel(spark, tmp_path):
         except AssertionError as e:
             failures.append(str(e))
     assert not failures, "\n".join(failures)
+    assert_detail_agrees(spark, t)
 
 
 def _edit_protocol(t, reader_feature):

@@ -4,6 +4,7 @@ schema evolution with --merge-schema, and a rejected write without it."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 
 import pyarrow as pa
@@ -109,6 +110,9 @@ def test_write_with_extra_column_without_merge_schema_is_rejected(spark, users, 
         USERS + [("phone", pa.string()), ("email", pa.string())])
     p = cli("write", users, bad, check=False)
     assert p.returncode != 0, "a write with an unknown column succeeded without --merge-schema"
+    # phone was added at version 3; email is the column the table does not have
+    assert re.search(r"SchemaMismatch: .*\bemail\b", p.stderr), p.stderr
+    assert "phone" not in p.stderr, p.stderr
     assert cpp_versions(users) == before
     assert rs_table(users).version() == before[-1]
     assert max(r.version for r in spark.sql(f"DESCRIBE HISTORY delta.`{users}`")
@@ -120,5 +124,7 @@ def test_null_user_id_is_rejected(users, tmp_path):
     before = cpp_versions(users)
     bad = write_parquet(tmp_path / "nullid.parquet", [{"user_id": None, "user_name": "nobody"}],
                         USERS)
-    assert cli("write", users, bad, check=False).returncode != 0
+    p = cli("write", users, bad, check=False)
+    assert p.returncode != 0 and re.search(
+        r"ConstraintViolation: NOT NULL constraint violated: column 'user_id'", p.stderr), p.stderr
     assert cpp_versions(users) == before

@@ -262,7 +262,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenOne(
       arrow::FieldVector fields;
       for (const auto& f : table_schema->fields()) {
         if (IsFlat(*f->type()) && keys->count(f->name())) {
-          fields.push_back(f->WithType(ParseType(f->type())));
+          // Nullable for parsing: a null in a NOT NULL column is the write's constraint
+          // check to report (naming the column), not a parse error.
+          fields.push_back(f->WithType(ParseType(f->type()))->WithNullable(true));
         }
       }
       parse.explicit_schema = arrow::schema(fields);

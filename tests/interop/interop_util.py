@@ -171,6 +171,9 @@ def cpp_columns(table, version=None) -> dict[str, tuple[str, bool]]:
             if typ.endswith(" NOT NULL"):
                 typ, nullable = typ[: -len(" NOT NULL")], False
             typ = typ.strip().lower()
+            # Spark's simpleString shows no nullability inside nested types (compared on their
+            # own through spark_arrow_columns)
+            typ = re.sub(r" not null(?=[>,])", "", typ)
             typ = _NESTED_INT.sub(lambda m: _SPARK_TYPE[m.group(1)], _SPARK_TYPE.get(typ, typ))
             out[k[len("column "):]] = (typ, nullable)
     return out

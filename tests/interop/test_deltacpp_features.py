@@ -261,7 +261,6 @@ def test_describe_agrees_on_legacy_identity_protocol(spark, tmp_path):
     cli("create", t, "--schema", "id BIGINT GENERATED ALWAYS AS IDENTITY, v string")
     assert_detail_agrees(spark, t)
     assert_history_agrees(spark, t)
-    assert_history_agrees(spark, t)
 
 
 # ---------------------------------------------------------------------------------------------

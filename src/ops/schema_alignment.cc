@@ -298,6 +298,24 @@ arrow::Result<std::shared_ptr<arrow::Array>> CastTo(const std::shared_ptr<arrow:
     return std::make_shared<arrow::StructArray>(type, s->length(), children, validity,
                                                 s->null_count());
   }
+  // Lists and maps: their elements are aligned the same way, so struct elements that are null
+  // may hold nulls in NOT NULL fields (which Arrow's cast refuses) and fields inside arrays and
+  // maps are not checked for NOT NULL, as in delta-spark.
+  if (type->id() == arrow::Type::LIST && array->type_id() == arrow::Type::LIST) {
+    auto l = std::static_pointer_cast<arrow::ListArray>(array);
+    const auto& target = static_cast<const arrow::ListType&>(*type);
+    ARROW_ASSIGN_OR_RAISE(auto values, CastTo(l->values(), target.value_type(), name + ".element"));
+    return std::make_shared<arrow::ListArray>(type, l->length(), l->value_offsets(), values,
+                                              l->null_bitmap(), l->null_count(), l->offset());
+  }
+  if (type->id() == arrow::Type::MAP && array->type_id() == arrow::Type::MAP) {
+    auto m = std::static_pointer_cast<arrow::MapArray>(array);
+    const auto& target = static_cast<const arrow::MapType&>(*type);
+    ARROW_ASSIGN_OR_RAISE(auto keys, CastTo(m->keys(), target.key_type(), name + ".key"));
+    ARROW_ASSIGN_OR_RAISE(auto items, CastTo(m->items(), target.item_type(), name + ".value"));
+    return std::make_shared<arrow::MapArray>(type, m->length(), m->value_offsets(), keys, items,
+                                             m->null_bitmap(), m->null_count(), m->offset());
+  }
   auto cast = arrow::compute::Cast(*array, type);
   if (!cast.ok()) {
     return DeltaError(DeltaErrorCode::kSchemaMismatch,

@@ -591,72 +591,18 @@ class OstreamOutputStream : public arrow::io::OutputStream {
   bool closed_ = false;
 };
 
-// `type` with every field below the top level nullable (map keys excepted, which Arrow requires
-// to be non-null). A NOT NULL field of a struct that is itself null holds nulls at those rows,
-// which Parquet's writer refuses for a required field; Delta's own files declare every field
-// optional for the same reason.
-std::shared_ptr<arrow::DataType> WithNullableChildren(const std::shared_ptr<arrow::DataType>& type) {
-  switch (type->id()) {
-    case arrow::Type::STRUCT: {
-      arrow::FieldVector fields;
-      for (const auto& f : type->fields()) {
-        fields.push_back(f->WithType(WithNullableChildren(f->type()))->WithNullable(true));
-      }
-      return arrow::struct_(fields);
-    }
-    case arrow::Type::LIST: {
-      const auto& f = static_cast<const arrow::ListType&>(*type).value_field();
-      return arrow::list(f->WithType(WithNullableChildren(f->type()))->WithNullable(true));
-    }
-    case arrow::Type::MAP: {
-      const auto& m = static_cast<const arrow::MapType&>(*type);
-      const auto& item = m.item_field();
-      return std::make_shared<arrow::MapType>(
-          m.key_field()->WithType(WithNullableChildren(m.key_type())),
-          item->WithType(WithNullableChildren(item->type()))->WithNullable(true), m.keys_sorted());
-    }
-    default:
-      return type;
-  }
-}
-
-// `data` relabelled as `type` (the same layout with other nullability flags), children too.
-std::shared_ptr<arrow::ArrayData> Relabelled(const std::shared_ptr<arrow::ArrayData>& data,
-                                             const std::shared_ptr<arrow::DataType>& type) {
-  auto out = data->Copy();
-  out->type = type;
-  if (type->id() == arrow::Type::STRUCT || type->id() == arrow::Type::LIST) {
-    for (size_t i = 0; i < out->child_data.size(); ++i) {
-      out->child_data[i] = Relabelled(out->child_data[i], type->field(static_cast<int>(i))->type());
-    }
-  } else if (type->id() == arrow::Type::MAP && !out->child_data.empty()) {
-    out->child_data[0] = Relabelled(out->child_data[0], type->field(0)->type());
-  }
-  return out;
-}
-
 arrow::Status WriteParquet(arrow::RecordBatchReader& reader, std::ostream& out,
                            const OutputOptions& opts) {
   auto sink = std::make_shared<OstreamOutputStream>(out);
-  const auto schema = reader.schema();
-  arrow::FieldVector relaxed_fields;
-  for (const auto& f : schema->fields()) {
-    relaxed_fields.push_back(f->WithType(WithNullableChildren(f->type())));
-  }
-  const auto relaxed = arrow::schema(relaxed_fields, schema->metadata());
   auto properties =
       parquet::WriterProperties::Builder().compression(arrow::Compression::SNAPPY)->build();
   auto arrow_properties = parquet::ArrowWriterProperties::Builder().store_schema()->build();
   ARROW_ASSIGN_OR_RAISE(auto writer,
-                        parquet::arrow::FileWriter::Open(*relaxed,
+                        parquet::arrow::FileWriter::Open(*reader.schema(),
                                                          arrow::default_memory_pool(), sink,
                                                          properties, arrow_properties));
   ARROW_RETURN_NOT_OK(ForEachBatch(reader, opts, [&](const arrow::RecordBatch& batch) {
-    std::vector<std::shared_ptr<arrow::ArrayData>> columns;
-    for (int i = 0; i < batch.num_columns(); ++i) {
-      columns.push_back(Relabelled(batch.column_data(i), relaxed->field(i)->type()));
-    }
-    return writer->WriteRecordBatch(*arrow::RecordBatch::Make(relaxed, batch.num_rows(), columns));
+    return writer->WriteRecordBatch(batch);
   }));
   ARROW_RETURN_NOT_OK(writer->Close());
   return sink->Close();

@@ -272,6 +272,30 @@ arrow::Result<std::shared_ptr<arrow::DataType>> EvolveType(
   return TypeMismatch(path, *table, *input, ev);
 }
 
+// Elements of an array or map column (`elements`, a struct array) that are present must have
+// values in their NOT NULL fields (structs nested deeper inside an element are not checked).
+arrow::Status CheckNotNullFieldsOfPresentElements(const arrow::Array& elements,
+                                                  const std::string& name) {
+  if (elements.type_id() != arrow::Type::STRUCT) return arrow::Status::OK();
+  const auto& s = static_cast<const arrow::StructArray&>(elements);
+  const auto& type = *s.type();
+  for (int j = 0; j < type.num_fields(); ++j) {
+    const auto& field = type.field(j);
+    const auto& child = s.field(j);  // sliced like `s`
+    if (!field->nullable()) {
+      for (int64_t i = 0; i < s.length(); ++i) {
+        if (s.IsValid(i) && child->IsNull(i)) {
+          return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                            fmt::format("column '{}': field '{}' of type {} has nulls in "
+                                        "elements that are present, but it is NOT NULL",
+                                        name, field->name(), field->type()->ToString()));
+        }
+      }
+    }
+  }
+  return arrow::Status::OK();
+}
+
 arrow::Result<std::shared_ptr<arrow::Array>> CastTo(const std::shared_ptr<arrow::Array>& array,
                                                     const std::shared_ptr<arrow::DataType>& type,
                                                     const std::string& name) {
@@ -298,13 +322,14 @@ arrow::Result<std::shared_ptr<arrow::Array>> CastTo(const std::shared_ptr<arrow:
     return std::make_shared<arrow::StructArray>(type, s->length(), children, validity,
                                                 s->null_count());
   }
-  // Lists and maps: their elements are aligned the same way, so struct elements that are null
-  // may hold nulls in NOT NULL fields (which Arrow's cast refuses) and fields inside arrays and
-  // maps are not checked for NOT NULL, as in delta-spark.
+  // Lists and maps: their elements are aligned the same way, so a null struct element may hold
+  // nulls in its NOT NULL fields (which Arrow's cast refuses); a null in a NOT NULL field of an
+  // element that is present is refused.
   if (type->id() == arrow::Type::LIST && array->type_id() == arrow::Type::LIST) {
     auto l = std::static_pointer_cast<arrow::ListArray>(array);
     const auto& target = static_cast<const arrow::ListType&>(*type);
     ARROW_ASSIGN_OR_RAISE(auto values, CastTo(l->values(), target.value_type(), name + ".element"));
+    ARROW_RETURN_NOT_OK(CheckNotNullFieldsOfPresentElements(*values, name));
     return std::make_shared<arrow::ListArray>(type, l->length(), l->value_offsets(), values,
                                               l->null_bitmap(), l->null_count(), l->offset());
   }
@@ -313,6 +338,7 @@ arrow::Result<std::shared_ptr<arrow::Array>> CastTo(const std::shared_ptr<arrow:
     const auto& target = static_cast<const arrow::MapType&>(*type);
     ARROW_ASSIGN_OR_RAISE(auto keys, CastTo(m->keys(), target.key_type(), name + ".key"));
     ARROW_ASSIGN_OR_RAISE(auto items, CastTo(m->items(), target.item_type(), name + ".value"));
+    ARROW_RETURN_NOT_OK(CheckNotNullFieldsOfPresentElements(*items, name));
     return std::make_shared<arrow::MapArray>(type, m->length(), m->value_offsets(), keys, items,
                                              m->null_bitmap(), m->null_count(), m->offset());
   }

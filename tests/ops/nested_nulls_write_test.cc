@@ -94,21 +94,17 @@ TEST_F(NestedNulls, TopLevelNotNullIsStillEnforced) {
   EXPECT_EQ(testing::LatestVersion(root_), 1);
 }
 
-TEST_F(NestedNulls, CliParquetOutputKeepsTheNullStruct) {
-  const std::string out = dir_.str() + "/out.parquet";
-  auto r = testing::RunCli("read " + root_ + " --format parquet --output " + out, dir_);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto file = *arrow::io::ReadableFile::Open(out);
-  auto reader = *parquet::arrow::OpenFile(file, arrow::default_memory_pool());
-  auto table = reader->ReadTable();
-  ASSERT_TRUE(table.ok()) << table.status().ToString();
-  std::shared_ptr<arrow::Table> read = *table;
-  ASSERT_EQ(read->num_rows(), 2);
-  int null_structs = 0;
-  for (int64_t i = 0; i < 2; ++i) {
-    if (!(*read->GetColumnByName("s")->GetScalar(i))->is_valid) ++null_structs;
-  }
-  EXPECT_EQ(null_structs, 1);
+TEST_F(NestedNulls, NullInANotNullFieldOfAPresentElementIsRefused) {
+  auto batch = Input();
+  auto tags = *arrow::json::ArrayFromJSONString(batch->schema()->field(2)->type(),
+                                                R"([[{"k": null, "v": 1}], null])");
+  auto bad = *batch->SetColumn(2, batch->schema()->field(2), tags);
+  auto r = WriteTable(root_, testing::Reader(bad->schema(), {bad}), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(testing::Code(r.status()), "SchemaMismatch") << r.status().ToString();
+  EXPECT_NE(r.status().message().find("column 'tags'"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("field 'k'"), std::string::npos) << r.status().ToString();
+  EXPECT_EQ(testing::LatestVersion(root_), 1);
 }
 
 }  // namespace

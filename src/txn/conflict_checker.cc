@@ -140,6 +140,28 @@ arrow::Status CheckAppTransactions(const LosingTransaction& loser, const Winning
   return arrow::Status::OK();
 }
 
+}  // namespace
+
+arrow::Result<PartitionValuesView> TypedPartitionValues(
+    const std::map<std::string, std::optional<std::string>>& raw,
+    const std::vector<std::pair<std::string, std::shared_ptr<arrow::DataType>>>& columns) {
+  PartitionValuesView view;
+  for (const auto& [physical, type] : columns) {
+    auto it = raw.find(physical);
+    std::optional<std::string_view> value;
+    if (it != raw.end() && it->second) value = *it->second;
+    auto scalar = ParsePartitionValue(value, type);
+    if (!scalar.ok()) {
+      return arrow::Status::Invalid(
+          fmt::format("partition column '{}': {}", physical, scalar.status().message()));
+    }
+    view[physical] = *scalar;
+  }
+  return view;
+}
+
+namespace {
+
 // Same typed value in every partition column (null equals null).
 bool SamePartition(const PartitionValuesView& read, const PartitionValuesView& added) {
   for (const auto& [column, value] : read) {
@@ -185,20 +207,13 @@ arrow::Status CheckConcurrentAppends(const LosingTransaction& loser, const Winni
       matched = loser.read_whole_table ? std::string("the whole table")
                                        : std::string("the files it read");
     } else {
-      PartitionValuesView view;
-      for (const auto& [physical, type] : loser.partition_columns) {
-        auto it = raw.find(physical);
-        std::optional<std::string_view> value;
-        if (it != raw.end() && it->second) value = *it->second;
-        auto scalar = ParsePartitionValue(value, type);
-        if (!scalar.ok()) {
-          return DeltaError(DeltaErrorCode::kCorruptLog,
-                            fmt::format("table {}: commit {}: file {}: partition column '{}': {}",
-                                        loser.table_root, winner.path, f.path, physical,
-                                        scalar.status().message()));
-        }
-        view[physical] = *scalar;
+      auto typed = TypedPartitionValues(raw, loser.partition_columns);
+      if (!typed.ok()) {
+        return DeltaError(DeltaErrorCode::kCorruptLog,
+                          fmt::format("table {}: commit {}: file {}: {}", loser.table_root,
+                                      winner.path, f.path, typed.status().message()));
       }
+      const PartitionValuesView& view = *typed;
       for (const auto& p : loser.read_predicates) {
         if (!CanSkipFile(p.bound, FileStats{}, view)) {
           matched = "predicate '" + p.sql + "'";

@@ -70,6 +70,13 @@ struct LosingTransaction {
   std::vector<std::pair<std::string, std::shared_ptr<arrow::DataType>>> partition_columns;
 };
 
+/// The typed values of `raw` (a partitionValues map: physical name -> string, absent or empty
+/// is null) for each of `columns`. A value that does not parse as its column's type is an
+/// InvalidArgument naming the column; callers add where the map came from.
+arrow::Result<PartitionValuesView> TypedPartitionValues(
+    const std::map<std::string, std::optional<std::string>>& raw,
+    const std::vector<std::pair<std::string, std::shared_ptr<arrow::DataType>>>& columns);
+
 /// Protocol and metadata the losing transaction commits on top of; conflict checks move them
 /// forward to each winner's protocol and (allow-listed) metadata.
 struct RebasedTableState {

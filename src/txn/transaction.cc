@@ -378,20 +378,12 @@ arrow::Result<LosingTransaction> TransactionImpl::DescribeForConflicts(Isolation
   }
   loser.read_partitions_given = read_any_partitions_;
   for (const auto& values : read_partitions_) {
-    internal::PartitionValuesView view;
-    for (const auto& [physical, type] : loser.partition_columns) {
-      auto it = values.find(physical);
-      std::optional<std::string_view> value;
-      if (it != values.end() && it->second) value = *it->second;
-      auto scalar = internal::ParsePartitionValue(value, type);
-      if (!scalar.ok()) {
-        return DeltaError(DeltaErrorCode::kInvalidArgument,
-                          fmt::format("table {}: read partition column '{}': {}", table_root_,
-                                      physical, scalar.status().message()));
-      }
-      view[physical] = *scalar;
+    auto view = internal::TypedPartitionValues(values, loser.partition_columns);
+    if (!view.ok()) {
+      return DeltaError(DeltaErrorCode::kInvalidArgument,
+                        fmt::format("table {}: read {}", table_root_, view.status().message()));
     }
-    loser.read_partitions.push_back(std::move(view));
+    loser.read_partitions.push_back(std::move(*view));
   }
   return loser;
 }

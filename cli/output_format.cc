@@ -1,5 +1,7 @@
 #include "output_format.h"
 
+#include "masked_nulls.h"
+
 #include <arrow/api.h>
 #include <arrow/io/interfaces.h>
 #include <arrow/util/base64.h>
@@ -602,7 +604,9 @@ arrow::Status WriteParquet(arrow::RecordBatchReader& reader, std::ostream& out,
                                                          arrow::default_memory_pool(), sink,
                                                          properties, arrow_properties));
   ARROW_RETURN_NOT_OK(ForEachBatch(reader, opts, [&](const arrow::RecordBatch& batch) {
-    return writer->WriteRecordBatch(batch);
+    // Keeps the declared nullability: peers compare it, and a required field stays required.
+    ARROW_ASSIGN_OR_RAISE(auto writable, WithMaskedNullsCleared(batch));
+    return writer->WriteRecordBatch(*writable);
   }));
   ARROW_RETURN_NOT_OK(writer->Close());
   return sink->Close();

@@ -239,6 +239,108 @@ TEST(OutputFormat, ParquetReadsBackEqualToTheInput) {
   EXPECT_EQ(metadata->RowGroup(0)->ColumnChunk(0)->compression(), parquet::Compression::SNAPPY);
 }
 
+// A struct array of `children` whose rows are null where `valid` (a JSON list of booleans) is
+// false; the children keep whatever they hold at those rows, nulls in NOT NULL fields included,
+// as a scan of a Delta file returns them.
+std::shared_ptr<arrow::Array> StructWithNulls(const std::shared_ptr<arrow::DataType>& type,
+                                              const arrow::ArrayVector& children,
+                                              const std::string& valid) {
+  auto mask = FromJson(arrow::boolean(), valid);
+  const int64_t nulls = mask->length() - std::static_pointer_cast<arrow::BooleanArray>(mask)->true_count();
+  auto array = arrow::StructArray::Make(children, type->fields(), mask->data()->buffers[1], nulls);
+  EXPECT_TRUE(array.ok()) << array.status().ToString();
+  return *array;
+}
+
+std::shared_ptr<arrow::Table> ReadParquetBytes(const std::string& bytes) {
+  auto input = std::make_shared<arrow::io::BufferReader>(arrow::Buffer::FromString(bytes));
+  auto reader = parquet::arrow::OpenFile(input, arrow::default_memory_pool());
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  auto read = (*reader)->ReadTable();
+  EXPECT_TRUE(read.ok()) << read.status().ToString();
+  return *read;
+}
+
+// s struct<a int NOT NULL, inner struct<x string NOT NULL> NOT NULL>,
+// xs array<struct<k string NOT NULL, v int>>; rows 1 (s) and 2 (an element of xs) are null
+// structs whose NOT NULL fields hold nulls.
+std::shared_ptr<arrow::RecordBatch> NullStructsWithRequiredFields() {
+  auto inner_type = arrow::struct_({arrow::field("x", arrow::utf8(), false)});
+  auto s_type = arrow::struct_(
+      {arrow::field("a", arrow::int32(), false), arrow::field("inner", inner_type, false)});
+  auto inner = StructWithNulls(inner_type, {FromJson(arrow::utf8(), R"(["p", null, "r"])")},
+                               "[true, false, true]");
+  auto s = StructWithNulls(s_type, {FromJson(arrow::int32(), "[1, null, 3]"), inner},
+                           "[true, false, true]");
+  auto kv_type = arrow::struct_(
+      {arrow::field("k", arrow::utf8(), false), arrow::field("v", arrow::int32())});
+  auto elements = StructWithNulls(
+      kv_type, {FromJson(arrow::utf8(), R"(["k1", "k2", null, "k4"])"),
+                FromJson(arrow::int32(), "[1, null, null, 4]")},
+      "[true, true, false, true]");
+  auto offsets = FromJson(arrow::int32(), "[0, 1, 2, 4]");
+  auto xs = arrow::ListArray::FromArrays(*offsets, *elements).ValueOrDie();
+  auto schema = arrow::schema({arrow::field("id", arrow::int64(), false),
+                               arrow::field("s", s_type), arrow::field("xs", xs->type())});
+  return arrow::RecordBatch::Make(schema, 3, {FromJson(arrow::int64(), "[1, 2, 3]"), s, xs});
+}
+
+TEST(OutputFormat, ParquetWritesNullStructsWithNotNullFieldsAndKeepsTheirNullability) {
+  auto batch = NullStructsWithRequiredFields();
+  ASSERT_TRUE(batch->ValidateFull().ok());
+  // The slice starts at the null struct, so offsets into the children are exercised too.
+  for (const auto& [input, null_row] :
+       {std::pair{batch, int64_t{1}}, std::pair{batch->Slice(1, 2), int64_t{0}}}) {
+    auto table = ReadParquetBytes(Render({input}, OutputFormat::kParquet));
+    ASSERT_NE(table, nullptr);
+    EXPECT_TRUE(table->schema()->Equals(*batch->schema())) << table->schema()->ToString();
+    auto expected = arrow::Table::FromRecordBatches({input}).ValueOrDie();
+    EXPECT_TRUE(table->Equals(*expected)) << table->ToString() << "\nvs\n" << expected->ToString();
+    auto s = table->GetColumnByName("s");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->null_count(), 1);
+    EXPECT_FALSE(s->GetScalar(null_row).ValueOrDie()->is_valid);
+  }
+  // The JSON rendering of the same rows shows the null struct as null, not its fields.
+  const auto lines = Lines(Render({batch}, OutputFormat::kJson));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(lines[1], HasSubstr(R"("s":null)"));
+}
+
+TEST(OutputFormat, ParquetRefusesAVisibleNullInANotNullField) {
+  auto s_type = arrow::struct_({arrow::field("a", arrow::int32(), false)});
+  // Row 1's struct is present but its NOT NULL field is null: data the schema does not allow.
+  auto s = StructWithNulls(s_type, {FromJson(arrow::int32(), "[1, null]")}, "[true, true]");
+  auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("s", s_type)}), 2, {s});
+  auto reader = arrow::RecordBatchReader::Make({batch}).ValueOrDie();
+  std::ostringstream out;
+  auto st = WriteRecordBatches(*reader, OutputFormat::kParquet, out, {});
+  ASSERT_TRUE(st.IsInvalid()) << st.ToString();
+  EXPECT_THAT(st.message(), HasSubstr("field 's.a' is declared NOT NULL but holds a null"));
+}
+
+TEST(OutputFormat, ParquetChecksListElementsOfTheRowsWritten) {
+  // xs array<struct<k string NOT NULL>>: row 0's element is a null struct (k masked), row 1's
+  // element is present with k null (not allowed).
+  auto kv_type = arrow::struct_({arrow::field("k", arrow::utf8(), false)});
+  auto elements =
+      StructWithNulls(kv_type, {FromJson(arrow::utf8(), "[null, null]")}, "[false, true]");
+  auto xs = arrow::ListArray::FromArrays(*FromJson(arrow::int32(), "[0, 1, 2]"), *elements)
+                .ValueOrDie();
+  auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("xs", xs->type())}), 2, {xs});
+  auto write = [](const std::shared_ptr<arrow::RecordBatch>& b) {
+    auto reader = arrow::RecordBatchReader::Make({b}).ValueOrDie();
+    std::ostringstream out;
+    return WriteRecordBatches(*reader, OutputFormat::kParquet, out, {});
+  };
+  EXPECT_TRUE(write(batch->Slice(0, 1)).ok());
+  for (const auto& refused : {batch, batch->Slice(1, 1)}) {
+    auto st = write(refused);
+    ASSERT_TRUE(st.IsInvalid()) << st.ToString();
+    EXPECT_THAT(st.message(), HasSubstr("field 'xs.element.k' is declared NOT NULL"));
+  }
+}
+
 TEST(OutputFormat, LimitStopsAfterThatManyRowsAcrossBatches) {
   auto batch = SampleBatch();
   const std::vector<std::shared_ptr<arrow::RecordBatch>> batches = {batch, batch, batch};

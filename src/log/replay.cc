@@ -1,6 +1,8 @@
 #include "log/replay.h"
 
+#include <arrow/array/concatenate.h>
 #include <arrow/compute/api.h>
+#include <arrow/util/bit_util.h>
 #include <arrow/util/parallel.h>
 #include <fmt/core.h>
 
@@ -19,6 +21,12 @@ namespace deltacpp::internal {
 
 namespace {
 
+// Hashes keys of every string type alike, so the set of seen keys is probed with views.
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+};
+
 // Key of a file action: the canonical path (CanonicalFilePath) plus the deletion vector's
 // unique id.
 class FileKeyReader {
@@ -31,18 +39,23 @@ class FileKeyReader {
         dv_path_(static_cast<const arrow::StringArray&>(*dv_.field(kDvPathOrInlineDv))),
         offset_(static_cast<const arrow::Int32Array&>(*dv_.field(kDvOffset))) {}
 
-  std::string Key(int64_t i) const {
-    std::string key = CanonicalFilePath(path_.GetView(i), table_root_);
-    if (dv_.IsValid(i)) {
-      key.push_back('\0');
-      key.append(storage_.GetView(i));
-      key.append(dv_path_.GetView(i));
+  // The key of row i. The usual row (a plain relative path, no deletion vector) is its path
+  // as stored, returned without a copy; other keys are built in `scratch`.
+  std::string_view Key(int64_t i, std::string* scratch) const {
+    const std::string_view path = path_.GetView(i);
+    const bool has_dv = dv_.IsValid(i);
+    if (!has_dv && IsCanonicalAsIs(path)) return path;
+    *scratch = CanonicalFilePath(path, table_root_);
+    if (has_dv) {
+      scratch->push_back('\0');
+      scratch->append(storage_.GetView(i));
+      scratch->append(dv_path_.GetView(i));
       if (offset_.IsValid(i)) {
-        key.push_back('@');
-        key.append(std::to_string(offset_.Value(i)));
+        scratch->push_back('@');
+        scratch->append(std::to_string(offset_.Value(i)));
       }
     }
-    return key;
+    return *scratch;
   }
 
  private:
@@ -54,22 +67,88 @@ class FileKeyReader {
   const arrow::Int32Array& offset_;
 };
 
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> SelectRows(
-    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<bool>& keep,
-    int64_t kept) {
-  std::shared_ptr<arrow::RecordBatch> b = batch;
-  if (b->num_columns() > kNumFileActionColumns) {
-    std::vector<std::shared_ptr<arrow::Array>> cols(b->columns().begin(),
-                                                    b->columns().begin() + kNumFileActionColumns);
-    b = arrow::RecordBatch::Make(FileActionSchema(), b->num_rows(), std::move(cols));
+// The rows of one batch that stay live, as runs [begin, end) in row order.
+struct LiveRows {
+  std::shared_ptr<arrow::RecordBatch> batch;
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  int64_t rows = 0;
+};
+
+LiveRows RunsOf(const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<bool>& keep) {
+  LiveRows out{batch, {}, 0};
+  const int64_t n = static_cast<int64_t>(keep.size());
+  for (int64_t i = 0; i < n;) {
+    if (!keep[i]) {
+      ++i;
+      continue;
+    }
+    int64_t j = i;
+    while (j < n && keep[j]) ++j;
+    out.runs.emplace_back(i, j);
+    out.rows += j - i;
+    i = j;
   }
-  if (kept == b->num_rows()) return b;
-  arrow::BooleanBuilder mask;
-  ARROW_RETURN_NOT_OK(mask.Reserve(b->num_rows()));
-  for (bool k : keep) mask.UnsafeAppend(k);
-  ARROW_ASSIGN_OR_RAISE(auto mask_arr, mask.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(b, mask_arr));
-  return filtered.record_batch();
+  return out;
+}
+
+// `batch` without the columns replay adds after the file action columns (`_is_add`).
+std::shared_ptr<arrow::RecordBatch> FileActionColumns(const std::shared_ptr<arrow::RecordBatch>& batch) {
+  if (batch->num_columns() <= kNumFileActionColumns) return batch;
+  std::vector<std::shared_ptr<arrow::Array>> cols(batch->columns().begin(),
+                                                  batch->columns().begin() + kNumFileActionColumns);
+  return arrow::RecordBatch::Make(FileActionSchema(), batch->num_rows(), std::move(cols));
+}
+
+// The live file list: every run of every part in order, copied once. A single run is returned
+// as a slice without copying. A part whose runs are many and short (removes scattered through a
+// checkpoint) is filtered first, which is cheaper than concatenating thousands of tiny slices.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> AssembleLiveFiles(std::vector<LiveRows> parts) {
+  int64_t total = 0;
+  size_t runs = 0;
+  for (const auto& p : parts) {
+    total += p.rows;
+    runs += p.runs.size();
+  }
+  if (total == 0) return arrow::RecordBatch::MakeEmpty(FileActionSchema());
+  for (auto& p : parts) {
+    if (p.runs.empty()) continue;
+    p.batch = FileActionColumns(p.batch);
+    if (runs == 1) {
+      const auto [begin, end] = p.runs[0];
+      return p.batch->Slice(begin, end - begin);
+    }
+    if (p.runs.size() > 256 && static_cast<int64_t>(p.runs.size()) * 64 > p.rows) {
+      arrow::BooleanBuilder mask;
+      ARROW_RETURN_NOT_OK(mask.AppendEmptyValues(p.batch->num_rows()));
+      ARROW_ASSIGN_OR_RAISE(auto mask_array, mask.Finish());
+      auto* bits = mask_array->data()->GetMutableValues<uint8_t>(1, 0);
+      for (const auto& [begin, end] : p.runs) arrow::bit_util::SetBitsTo(bits, begin, end - begin, true);
+      ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(p.batch, mask_array));
+      p.batch = filtered.record_batch();
+      p.runs = {{0, p.batch->num_rows()}};
+    }
+  }
+  const int num_columns = FileActionSchema()->num_fields();
+  std::vector<std::shared_ptr<arrow::Array>> columns(num_columns);
+  std::vector<arrow::Status> statuses(num_columns);
+  // Columns are independent; the large string columns (stats, path) dominate.
+  ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(true, num_columns, [&](int c) {
+    arrow::ArrayVector pieces;
+    for (const auto& p : parts) {
+      for (const auto& [begin, end] : p.runs) {
+        pieces.push_back(p.batch->column(c)->Slice(begin, end - begin));
+      }
+    }
+    auto joined = arrow::Concatenate(pieces);
+    if (joined.ok()) {
+      columns[c] = std::move(*joined);
+    } else {
+      statuses[c] = joined.status();
+    }
+    return arrow::Status::OK();
+  }));
+  for (const auto& st : statuses) ARROW_RETURN_NOT_OK(st);
+  return arrow::RecordBatch::Make(FileActionSchema(), total, std::move(columns));
 }
 
 int64_t CommitTimestamp(const std::optional<CommitInfo>& ci, const Metadata& metadata,
@@ -167,61 +246,41 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
 
   // File actions: newest commit first; within a commit adds before removes, so a file that is
   // both removed and re-added in one commit stays live.
-  std::unordered_set<std::string> seen;
-  std::vector<std::shared_ptr<arrow::RecordBatch>> live;
+  std::unordered_set<std::string, KeyHash, std::equal_to<>> seen;
+  std::string scratch;
+  std::vector<LiveRows> live;
   for (auto it = parsed.rbegin(); it != parsed.rend(); ++it) {
     const auto& batch = it->file_actions;
     if (!batch) continue;
     const auto& is_add = static_cast<const arrow::BooleanArray&>(*batch->column(kNumFileActionColumns));
     FileKeyReader keys(*batch, root);
     std::vector<bool> keep(batch->num_rows(), false);
-    int64_t kept = 0;
     for (int pass = 0; pass < 2; ++pass) {
       const bool adds = pass == 0;
       for (int64_t i = 0; i < batch->num_rows(); ++i) {
         if (is_add.Value(i) != adds) continue;
-        bool fresh = seen.insert(keys.Key(i)).second;
-        if (adds && fresh) {
-          keep[i] = true;
-          ++kept;
-        }
+        const std::string_view key = keys.Key(i, &scratch);
+        bool fresh = !seen.contains(key) && seen.emplace(key).second;
+        if (adds && fresh) keep[i] = true;
       }
     }
-    if (kept > 0) {
-      ARROW_ASSIGN_OR_RAISE(auto sel, SelectRows(batch, keep, kept));
-      live.push_back(std::move(sel));
-    }
+    live.push_back(RunsOf(batch, keep));
   }
   for (const auto& batch : base.adds) {
     const auto& paths = *batch->column(kPathCol);
-    if (seen.empty() && paths.null_count() == 0) {
-      live.push_back(batch);
-      continue;
-    }
-    FileKeyReader keys(*batch, root);
     std::vector<bool> keep(batch->num_rows(), false);
-    int64_t kept = 0;
-    for (int64_t i = 0; i < batch->num_rows(); ++i) {
-      if (paths.IsNull(i)) continue;  // a row of another action
-      if (seen.empty() || seen.find(keys.Key(i)) == seen.end()) {
-        keep[i] = true;
-        ++kept;
+    if (seen.empty()) {
+      for (int64_t i = 0; i < batch->num_rows(); ++i) keep[i] = paths.IsValid(i);
+    } else {
+      FileKeyReader keys(*batch, root);
+      for (int64_t i = 0; i < batch->num_rows(); ++i) {
+        // A null path is a row of another action.
+        keep[i] = paths.IsValid(i) && !seen.contains(keys.Key(i, &scratch));
       }
     }
-    if (kept > 0) {
-      ARROW_ASSIGN_OR_RAISE(auto sel, SelectRows(batch, keep, kept));
-      live.push_back(std::move(sel));
-    }
+    live.push_back(RunsOf(batch, keep));
   }
-  if (live.empty()) {
-    ARROW_ASSIGN_OR_RAISE(state.files, arrow::RecordBatch::MakeEmpty(FileActionSchema()));
-  } else if (live.size() == 1) {
-    state.files = live[0];
-  } else {
-    ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(FileActionSchema(), live));
-    ARROW_ASSIGN_OR_RAISE(auto combined, table->CombineChunksToBatch());
-    state.files = combined;
-  }
+  ARROW_ASSIGN_OR_RAISE(state.files, AssembleLiveFiles(std::move(live)));
   return state;
 }
 

@@ -89,9 +89,7 @@ bool IsAbsoluteUri(std::string_view path) {
 }
 
 std::string CanonicalFilePath(std::string_view path, std::string_view table_root) {
-  if (path.find_first_of("%:") == std::string_view::npos && !path.starts_with("/")) {
-    return std::string(path);
-  }
+  if (IsCanonicalAsIs(path)) return std::string(path);
   const bool has_scheme = IsAbsoluteUri(path);
   if (!has_scheme && !path.starts_with("/")) return UriDecodePath(path);
   auto local = LocalPathFromUri(path);

@@ -29,6 +29,15 @@ std::string EscapePartitionValueForPath(std::string_view value);
 /// `/`) is returned as is without further work: that is the common case, kept cheap.
 std::string CanonicalFilePath(std::string_view path, std::string_view table_root);
 
+/// True when CanonicalFilePath returns `path` unchanged: a relative path without `%` or `:`.
+inline bool IsCanonicalAsIs(std::string_view path) {
+  if (!path.empty() && path.front() == '/') return false;
+  for (char c : path) {
+    if (c == '%' || c == ':') return false;
+  }
+  return true;
+}
+
 /// True when `path` starts with a URI scheme (`[A-Za-z][A-Za-z0-9+.-]+:`), e.g. `file:/x` or `s3://b/k`.
 /// A single letter followed by `:` (a Windows drive) is not a scheme.
 bool IsAbsoluteUri(std::string_view path);

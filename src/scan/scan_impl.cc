@@ -192,11 +192,21 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
   // Filter: parse, bind to the logical schema, collect the columns it needs.
   std::optional<BoundExpr> bound;
   std::vector<int> read_logical = output_logical;
+  // A filter on partition columns only is decided by partition values: file stats are not read.
+  bool filter_needs_stats = false;
+  // The columns whose stats the filter can use: only those are turned into values per file.
+  arrow::FieldVector stats_fields;
   if (!options_.filter.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(options_.filter));
     ARROW_ASSIGN_OR_RAISE(bound, BindPredicate(parsed, *logical));
     for (const auto& col : ReferencedColumns(*bound)) {
+      if (!partition_lower.count(Lower(col.logical_path.front()))) filter_needs_stats = true;
       int i = logical->GetFieldIndex(col.logical_path.front());
+      if (i >= 0 && !partition_lower.count(Lower(col.logical_path.front())) &&
+          std::find(stats_fields.begin(), stats_fields.end(), logical->field(i)) ==
+              stats_fields.end()) {
+        stats_fields.push_back(logical->field(i));
+      }
       if (i >= 0 && std::find(read_logical.begin(), read_logical.end(), i) == read_logical.end()) {
         read_logical.push_back(i);
       }
@@ -231,6 +241,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
   }
 
   // Plan the files: parse partition values, prune and skip by stats.
+  const auto stats_schema = arrow::schema(stats_fields);
   const auto& files = snap.files();
   std::vector<PlannedFile> planned;
   int64_t skipped = 0;
@@ -290,12 +301,14 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
         by_logical[field->name()] = *scalar;
       }
       if (bound) {
-        FileStats file_stats;
-        if (stats.IsValid(row)) {
-          auto parsed = ParseStatsJson(stats.GetView(row), *logical);
-          if (parsed.ok()) file_stats = std::move(*parsed);
+        // Partition values first (without stats nothing is skipped on a data column, so a skip
+        // here is sound); the file's stats are parsed only when that does not decide.
+        bool skip = CanSkipFile(*bound, FileStats{}, pv_view);
+        if (!skip && filter_needs_stats && stats.IsValid(row)) {
+          auto parsed = ParseStatsJson(stats.GetView(row), *stats_schema);
+          if (parsed.ok()) skip = CanSkipFile(*bound, *parsed, pv_view);
         }
-        if (CanSkipFile(*bound, file_stats, pv_view)) {
+        if (skip) {
           ++skipped;
           continue;
         }

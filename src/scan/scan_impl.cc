@@ -81,7 +81,9 @@ class ParallelFileReader : public arrow::RecordBatchReader {
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     while (true) {
       if (pos_in_current_ < current_.size()) {
-        *out = current_[pos_in_current_++];
+        // Handed over, not kept: a consumed batch's memory goes back as soon as the caller
+        // drops it, instead of living until the whole file is consumed.
+        *out = std::move(current_[pos_in_current_++]);
         return arrow::Status::OK();
       }
       Fill();

@@ -194,15 +194,12 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
   // Filter: parse, bind to the logical schema, collect the columns it needs.
   std::optional<BoundExpr> bound;
   std::vector<int> read_logical = output_logical;
-  // A filter on partition columns only is decided by partition values: file stats are not read.
-  bool filter_needs_stats = false;
   // The columns whose stats the filter can use: only those are turned into values per file.
   arrow::FieldVector stats_fields;
   if (!options_.filter.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(options_.filter));
     ARROW_ASSIGN_OR_RAISE(bound, BindPredicate(parsed, *logical));
     for (const auto& col : ReferencedColumns(*bound)) {
-      if (!partition_lower.count(Lower(col.logical_path.front()))) filter_needs_stats = true;
       int i = logical->GetFieldIndex(col.logical_path.front());
       if (i >= 0 && !partition_lower.count(Lower(col.logical_path.front())) &&
           std::find(stats_fields.begin(), stats_fields.end(), logical->field(i)) ==
@@ -304,9 +301,11 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
       }
       if (bound) {
         // Partition values first (without stats nothing is skipped on a data column, so a skip
-        // here is sound); the file's stats are parsed only when that does not decide.
+        // here is sound); the file's stats are parsed only when that does not decide. They are
+        // parsed for a partition-only filter too, whose surviving files are read anyway: an
+        // empty file (numRecords 0) is then skipped.
         bool skip = CanSkipFile(*bound, FileStats{}, pv_view);
-        if (!skip && filter_needs_stats && stats.IsValid(row)) {
+        if (!skip && stats.IsValid(row)) {
           auto parsed = ParseStatsJson(stats.GetView(row), *stats_schema);
           if (parsed.ok()) skip = CanSkipFile(*bound, *parsed, pv_view);
         }

@@ -247,6 +247,33 @@ TEST_F(DisjointRanges, FileWithoutStatisticsIsNeverSkipped) {
   ExpectPlan("id IS NULL", {no_stats}, 4, {});
 }
 
+// A partition filter prunes by partition values alone; among the files it keeps, one whose
+// stats say it holds no rows is skipped too, and a file without stats is kept.
+TEST(EmptyFileSkipping, FilesWithNoRowsAreSkippedUnderAPartitionFilter) {
+  TempDir dir;
+  FixtureTableWriter w(dir.str());
+  ASSERT_TRUE(w.Create(arrow::schema({arrow::field("id", arrow::int64()),
+                                      arrow::field("p", arrow::utf8())}),
+                       {"p"})
+                  .ok());
+  const std::string full = BaseName(AppendOne(w, FixtureFile(MakeTable({{"id", Range(0, 3)}}), {{"p", "a"}})));
+  const std::string empty = BaseName(AppendOne(w, FixtureFile(MakeTable({{"id", Range(0, 0)}}), {{"p", "a"}})));
+  const std::string unknown = BaseName(AppendOne(
+      w, FixtureFile(MakeTable({{"id", Range(0, 0)}}), {{"p", "a"}}).WithStats(false)));
+  const std::string other = BaseName(AppendOne(w, FixtureFile(MakeTable({{"id", Range(10, 2)}}), {{"p", "b"}})));
+  auto snap = OpenLatest(dir.str());
+  ASSERT_NE(snap, nullptr);
+  auto scan = Plan(*snap, {}, "p = 'a'");
+  ASSERT_NE(scan, nullptr);
+  auto planned = FileBaseNames(*scan);
+  EXPECT_EQ(std::set<std::string>(planned.begin(), planned.end()),
+            (std::set<std::string>{full, unknown}));
+  EXPECT_EQ(scan->num_skipped_files(), 2);  // `empty` by its stats, `other` by its partition
+  auto t = Read(*scan);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(SortedIds(*t), IdsBetween(0, 2));
+}
+
 TEST(NullCountSkipping, AllNullAndNoNullFilesAreSkippedByNullTests) {
   TempDir dir;
   FixtureTableWriter w(dir.str());

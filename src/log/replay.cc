@@ -260,8 +260,9 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
       for (int64_t i = 0; i < batch->num_rows(); ++i) {
         if (is_add.Value(i) != adds) continue;
         const std::string_view key = keys.Key(i, &scratch);
-        bool fresh = !seen.contains(key) && seen.emplace(key).second;
-        if (adds && fresh) keep[i] = true;
+        if (seen.contains(key)) continue;
+        seen.emplace(key);
+        if (adds) keep[i] = true;
       }
     }
     live.push_back(RunsOf(batch, keep));

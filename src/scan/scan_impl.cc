@@ -201,13 +201,14 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
     ARROW_ASSIGN_OR_RAISE(bound, BindPredicate(parsed, *logical));
     for (const auto& col : ReferencedColumns(*bound)) {
       int i = logical->GetFieldIndex(col.logical_path.front());
-      if (i >= 0 && !partition_lower.count(Lower(col.logical_path.front())) &&
-          std::find(stats_fields.begin(), stats_fields.end(), logical->field(i)) ==
-              stats_fields.end()) {
-        stats_fields.push_back(logical->field(i));
-      }
-      if (i >= 0 && std::find(read_logical.begin(), read_logical.end(), i) == read_logical.end()) {
+      if (i < 0) continue;
+      const auto& field = logical->field(i);
+      if (std::find(read_logical.begin(), read_logical.end(), i) == read_logical.end()) {
         read_logical.push_back(i);
+      }
+      if (!partition_lower.count(Lower(field->name())) &&
+          std::find(stats_fields.begin(), stats_fields.end(), field) == stats_fields.end()) {
+        stats_fields.push_back(field);
       }
     }
   }

@@ -14,6 +14,7 @@
 #include "log/file_action_schema.h"
 #include "log/stats_struct_json.h"
 #include "protocol/path_encoding.h"
+#include "util/thread_pools.h"
 
 namespace deltacpp::internal {
 
@@ -225,11 +226,12 @@ arrow::Status ExtractAdds(const arrow::ChunkedArray& column,
 
 // Reads one Parquet checkpoint or sidecar file, projecting the top-level columns wanted.
 arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetColumns(
-    arrow::fs::FileSystem& fs, const std::string& path, const std::vector<std::string>& wanted) {
+    arrow::fs::FileSystem& fs, const std::string& path, const std::vector<std::string>& wanted,
+    bool use_cpu_pool) {
   ARROW_ASSIGN_OR_RAISE(auto input, fs.OpenInputFile(path));
   parquet::ArrowReaderProperties props;
   props.set_pre_buffer(true);
-  props.set_use_threads(true);
+  props.set_use_threads(use_cpu_pool);
   parquet::arrow::FileReaderBuilder builder;
   ARROW_RETURN_NOT_OK(builder.Open(input));
   builder.properties(props);
@@ -258,9 +260,10 @@ arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetColumns(
 const std::vector<std::string> kAllCheckpointColumns = {
     "add", "protocol", "metaData", "txn", "domainMetadata", "sidecar", "checkpointMetadata"};
 
+// `use_cpu_pool`: decode columns on Arrow's CPU pool (not when the read started on it).
 arrow::Status ReadOneFile(LogStore& store, const std::string& path, bool is_json,
                           const std::vector<std::string>& columns, const std::string& where,
-                          CheckpointContent* out, std::mutex* mu) {
+                          bool use_cpu_pool, CheckpointContent* out, std::mutex* mu) {
   if (is_json) {
     ARROW_ASSIGN_OR_RAISE(auto buf, store.Read(path));
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseActionFile(buf->ToString(), path));
@@ -286,7 +289,7 @@ arrow::Status ReadOneFile(LogStore& store, const std::string& path, bool is_json
   }
   std::shared_ptr<arrow::Table> table;
   try {
-    auto result = ReadParquetColumns(*store.filesystem(), path, columns);
+    auto result = ReadParquetColumns(*store.filesystem(), path, columns, use_cpu_pool);
     if (!result.ok()) {
       if (result.status().IsIOError() && result.status().message().find("No such file") != std::string::npos) {
         return DeltaError(DeltaErrorCode::kMissingFile, where + ": " + result.status().message());
@@ -315,37 +318,22 @@ arrow::Status ReadOneFile(LogStore& store, const std::string& path, bool is_json
 }
 
 
-// Runs fn(0..n-1) on the I/O pool and waits. Not the CPU pool: each task decodes Parquet with
-// threads from the CPU pool, and waiting on that pool from inside it can deadlock.
-template <typename Fn>
-arrow::Status RunOnIoPool(int n, Fn&& fn) {
-  if (n == 1) return fn(0);
-  std::vector<arrow::Future<>> futures;
-  auto* pool = arrow::io::default_io_context().executor();
-  for (int i = 0; i < n; ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto fut, pool->Submit([&fn, i] { return fn(i); }));
-    futures.push_back(std::move(fut));
-  }
-  arrow::Status st;
-  for (auto& f : futures) st &= f.status();
-  return st;
-}
-
 }  // namespace
 
 arrow::Result<CheckpointContent> ReadCheckpoint(LogStore& store, const LogSegment& segment) {
   CheckpointContent content;
   std::mutex mu;
+  const bool use_cpu_pool = !InCpuPool();
   const auto& files = segment.checkpoint_files;
   std::vector<arrow::Status> statuses(files.size());
   auto read_part = [&](int i) {
     const auto& f = files[i];
     std::string where = fmt::format("table {}: checkpoint {}", segment.table_root, f.entry.path);
     statuses[i] = ReadOneFile(store, f.entry.path, f.name.is_json, kAllCheckpointColumns, where,
-                              &content, &mu);
+                              use_cpu_pool, &content, &mu);
     return arrow::Status::OK();
   };
-  ARROW_RETURN_NOT_OK(RunOnIoPool(static_cast<int>(files.size()), read_part));
+  ARROW_RETURN_NOT_OK(RunFileTasks(static_cast<int>(files.size()), read_part));
   for (auto& st : statuses) ARROW_RETURN_NOT_OK(st);
 
   // V2 checkpoints may keep their file actions in sidecars.
@@ -360,10 +348,10 @@ arrow::Result<CheckpointContent> ReadCheckpoint(LogStore& store, const LogSegmen
       }
       const std::string& path = *resolved;
       std::string where = fmt::format("table {}: sidecar {}", segment.table_root, path);
-      sc_status[i] = ReadOneFile(store, path, false, {"add"}, where, &content, &mu);
+      sc_status[i] = ReadOneFile(store, path, false, {"add"}, where, use_cpu_pool, &content, &mu);
       return arrow::Status::OK();
     };
-    ARROW_RETURN_NOT_OK(RunOnIoPool(static_cast<int>(sidecars.size()), read_sidecar));
+    ARROW_RETURN_NOT_OK(RunFileTasks(static_cast<int>(sidecars.size()), read_sidecar));
     for (auto& st : sc_status) ARROW_RETURN_NOT_OK(st);
   }
   return content;

@@ -1,4 +1,3 @@
-#include <arrow/util/parallel.h>
 #include <fmt/core.h>
 #include <simdjson.h>
 
@@ -11,11 +10,13 @@
 #include "log/log_segment.h"
 #include "log/replay.h"
 #include "protocol/table_features.h"
+#include "util/thread_pools.h"
 
 namespace deltacpp {
 
 using internal::BuildLogSegment;
 using internal::CommitTimeline;
+using internal::CpuParallelFor;
 using internal::ReplayLogSegment;
 
 arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Open(std::string_view location) {
@@ -178,7 +179,7 @@ arrow::Result<std::vector<HistoryEntry>> DeltaTable::History(std::optional<int64
     }
     return arrow::Status::OK();
   };
-  ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(commits.size() > 4,
+  ARROW_RETURN_NOT_OK(CpuParallelFor(commits.size() > 4,
                                                            static_cast<int>(commits.size()), load));
   for (auto& st : statuses) ARROW_RETURN_NOT_OK(st);
   return out;

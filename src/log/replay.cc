@@ -3,7 +3,6 @@
 #include <arrow/array/concatenate.h>
 #include <arrow/compute/api.h>
 #include <arrow/util/bit_util.h>
-#include <arrow/util/parallel.h>
 #include <fmt/core.h>
 
 #include <set>
@@ -16,6 +15,7 @@
 #include "protocol/path_encoding.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
+#include "util/thread_pools.h"
 
 namespace deltacpp::internal {
 
@@ -132,7 +132,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> AssembleLiveFiles(std::vector
   std::vector<std::shared_ptr<arrow::Array>> columns(num_columns);
   std::vector<arrow::Status> statuses(num_columns);
   // Columns are independent; the large string columns (stats, path) dominate.
-  ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(true, num_columns, [&](int c) {
+  ARROW_RETURN_NOT_OK(CpuParallelFor(true, num_columns, [&](int c) {
     arrow::ArrayVector pieces;
     for (const auto& p : parts) {
       for (const auto& [begin, end] : p.runs) {
@@ -186,7 +186,7 @@ arrow::Result<std::vector<ParsedActions>> ParseCommits(LogStore& store, const st
     }
     return arrow::Status::OK();
   };
-  ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(
+  ARROW_RETURN_NOT_OK(CpuParallelFor(
       commits.size() > 4, static_cast<int>(commits.size()), parse_one));
   for (auto& st : statuses) ARROW_RETURN_NOT_OK(st);
   return parsed;

@@ -1,7 +1,6 @@
 #include "log/tombstones.h"
 
 #include <arrow/compute/api.h>
-#include <arrow/util/parallel.h>
 #include <fmt/core.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/arrow/schema.h>
@@ -15,6 +14,7 @@
 #include "log/commit_parser.h"
 #include "log/file_action_schema.h"
 #include "protocol/path_encoding.h"
+#include "util/thread_pools.h"
 
 namespace deltacpp::internal {
 
@@ -239,7 +239,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> LoadTombstones(LogStore& stor
     }
     return arrow::Status::OK();
   };
-  ARROW_RETURN_NOT_OK(arrow::internal::OptionalParallelFor(
+  ARROW_RETURN_NOT_OK(CpuParallelFor(
       commits.size() > 4, static_cast<int>(commits.size()), parse_one));
   for (const auto& st : statuses) ARROW_RETURN_NOT_OK(st);
 

@@ -17,6 +17,7 @@
 #include "protocol/partition_values.h"
 #include "protocol/path_encoding.h"
 #include "scan/data_file_reader.h"
+#include "util/thread_pools.h"
 
 namespace deltacpp {
 
@@ -117,7 +118,14 @@ class ParallelFileReader : public arrow::RecordBatchReader {
 
  private:
   void Fill() {
-    auto* pool = arrow::internal::GetCpuThreadPool();
+    // Not the CPU pool: a consumer may itself run on it (an Acero node, say) and wait here.
+    auto* pool = FileTaskPool();
+    if (pool == nullptr) {
+      pending_.push_back(arrow::Future<Batches>::MakeFinished(
+          arrow::Status::IOError("cannot start the file reading threads")));
+      next_file_ = scan_->files_.size();
+      return;
+    }
     while (pending_.size() < static_cast<size_t>(scan_->parallelism_) &&
            next_file_ < scan_->files_.size()) {
       size_t i = next_file_++;

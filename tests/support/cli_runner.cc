@@ -8,9 +8,12 @@
 
 namespace deltacpp::testing {
 
-RunResult RunCli(const std::string& args, const TempDir& scratch) {
+RunResult RunCli(const std::string& args, const TempDir& scratch, int timeout_seconds) {
   std::string err_file = scratch.str() + "/stderr.txt";
   std::string cmd = std::string(DELTACPP_CLI_PATH) + " " + args + " 2>" + err_file;
+  if (timeout_seconds > 0) {
+    cmd = "timeout -k 5 " + std::to_string(timeout_seconds) + " " + cmd;
+  }
   RunResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;

@@ -16,7 +16,8 @@ struct RunResult {
 };
 
 /// Runs the CLI with `args` (already shell-quoted), stdout captured through a pipe and stderr
-/// through a file in `scratch`.
-RunResult RunCli(const std::string& args, const TempDir& scratch);
+/// through a file in `scratch`. With `timeout_seconds > 0` the process is killed after that
+/// long (exit code 124, or 137 when it ignored SIGTERM, as timeout(1) reports it).
+RunResult RunCli(const std::string& args, const TempDir& scratch, int timeout_seconds = 0);
 
 }  // namespace deltacpp::testing

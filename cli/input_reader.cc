@@ -18,6 +18,7 @@
 
 #include "csv_input.h"
 #include "deltacpp/error.h"
+#include "line_tracking_stream.h"
 #include "prefixed_input_stream.h"
 #include "text_values.h"
 #include "type_names.h"
@@ -105,13 +106,35 @@ arrow::Result<std::set<std::string>> JsonKeys(const std::shared_ptr<arrow::Buffe
   return keys;
 }
 
+// Arrow's JSON errors end in "in row N", N counting from the start of the block that failed:
+// `rows_before` rows precede that block. Returns `message` without it and the line it means.
+std::pair<std::string, int64_t> JsonErrorLine(const std::string& message, int64_t rows_before,
+                                              const LineMap& lines) {
+  const auto at = message.rfind(" in row ");
+  if (at == std::string::npos) return {message, -1};
+  const std::string digits = message.substr(at + 8);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return {message, -1};
+  }
+  return {message.substr(0, at), lines.LineOfRow(rows_before + std::stoll(digits))};
+}
+
+arrow::Status JsonReadError(const std::string& name, const arrow::Status& status,
+                            int64_t rows_before, const LineMap& lines) {
+  auto [message, line] = JsonErrorLine(status.message(), rows_before, lines);
+  return DeltaError(DeltaErrorCode::kInvalidArgument,
+                    line < 0 ? fmt::format("cannot read input {}: {}", name, message)
+                             : fmt::format("cannot read input {} at line {}: {}", name, line,
+                                           message));
+}
+
 // Reads JSON lines: turns the text of zoned timestamp and date columns into their types and
-// names the line of a value that does not convert (lines count rows: one object per line).
+// names the line of a value that does not convert (one object per line; blank lines count).
 class JsonReader : public arrow::RecordBatchReader {
  public:
   JsonReader(std::shared_ptr<arrow::RecordBatchReader> inner, std::string name,
-             std::shared_ptr<arrow::Schema> types)
-      : inner_(std::move(inner)), name_(std::move(name)) {
+             std::shared_ptr<arrow::Schema> types, std::shared_ptr<LineMap> lines)
+      : inner_(std::move(inner)), name_(std::move(name)), lines_(std::move(lines)) {
     arrow::FieldVector fields;
     for (const auto& f : inner_->schema()->fields()) {
       std::shared_ptr<arrow::Field> out = f;
@@ -128,12 +151,10 @@ class JsonReader : public arrow::RecordBatchReader {
   }
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    // Arrow's reader makes one batch of each block, so a failing block starts after the rows
+    // of the batches before it.
     auto st = inner_->ReadNext(out);
-    if (!st.ok()) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("cannot read input {} after line {}: {}", name_,
-                                    rows_before_, st.message()));
-    }
+    if (!st.ok()) return JsonReadError(name_, st, rows_before_, *lines_);
     if (!*out) return arrow::Status::OK();
     std::vector<std::shared_ptr<arrow::Array>> cols;
     for (int i = 0; i < (*out)->num_columns(); ++i) {
@@ -148,7 +169,8 @@ class JsonReader : public arrow::RecordBatchReader {
               DeltaErrorCode::kInvalidArgument,
               fmt::format("cannot convert \"{}\" in column \"{}\" at line {} of {} to {}{}",
                           static_cast<const arrow::StringArray&>(*col).GetView(bad.index),
-                          schema_->field(i)->name(), rows_before_ + bad.index + 1, name_,
+                          schema_->field(i)->name(), lines_->LineOfRow(rows_before_ + bad.index),
+                          name_,
                           DeltaTypeName(*target), bad.reason.empty() ? "" : ": " + bad.reason));
         }
         col = *converted;
@@ -163,6 +185,7 @@ class JsonReader : public arrow::RecordBatchReader {
  private:
   std::shared_ptr<arrow::RecordBatchReader> inner_;
   std::string name_;
+  std::shared_ptr<LineMap> lines_;
   std::shared_ptr<arrow::Schema> schema_;
   int64_t rows_before_ = 0;
 };
@@ -194,8 +217,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenJson(
     }
     auto keys = JsonKeys(head);
     if (!keys.ok()) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("cannot read input {}: {}", name, keys.status().message()));
+      LineTrackingStream scan(std::make_shared<arrow::io::BufferReader>(head));
+      ARROW_RETURN_NOT_OK(scan.Read(head->size()).status());
+      return JsonReadError(name, keys.status(), 0, *scan.lines());
     }
     stream = std::make_shared<PrefixedInputStream>(head, stream);
     arrow::FieldVector fields;
@@ -209,12 +233,10 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenJson(
     parse.explicit_schema = arrow::schema(fields);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
   }
-  auto r = arrow::json::StreamingReader::Make(stream, read, parse);
-  if (!r.ok()) {
-    return DeltaError(DeltaErrorCode::kInvalidArgument,
-                      fmt::format("cannot read input {}: {}", name, r.status().message()));
-  }
-  return std::make_shared<JsonReader>(*r, name, types);
+  auto tracked = std::make_shared<LineTrackingStream>(stream);
+  auto r = arrow::json::StreamingReader::Make(tracked, read, parse);
+  if (!r.ok()) return JsonReadError(name, r.status(), 0, *tracked->lines());
+  return std::make_shared<JsonReader>(*r, name, types, tracked->lines());
 }
 
 // Parquet needs random access: stdin is read into memory first.
@@ -299,6 +321,11 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenOne(const std::stri
                       fmt::format("cannot tell the format of input {}: give --input-format "
                                   "csv|json|parquet",
                                   file));
+  }
+  if (format != "csv" && !options.header) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("--no-header applies to CSV input, not to {} input {}", format,
+                                  name));
   }
   if (format == "parquet" && options.declared) {
     return DeltaError(DeltaErrorCode::kInvalidArgument,

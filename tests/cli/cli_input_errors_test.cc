@@ -158,6 +158,57 @@ TEST_F(CliInputTest, JsonValueErrorNamesColumnLineAndFile) {
       << err;
 }
 
+TEST_F(CliInputTest, JsonParseErrorNamesTheLineCountingBlankLines) {
+  Create("id long");
+  const std::string json = File("broken.json", "{\"id\": 1}\n\n\n{\"id\": 2\n{\"id\": 3}\n");
+  const std::string err = Refused("--mode append " + json);
+  EXPECT_NE(err.find("cannot read input " + json + " at line 4: JSON parse error: "),
+            std::string::npos)
+      << err;
+  const std::string piped = Refused("--mode append --input-format json - < " + json);
+  EXPECT_NE(piped.find("cannot read input stdin at line 4: "), std::string::npos) << piped;
+}
+
+TEST_F(CliInputTest, JsonLineNumbersRunOnAcrossReadBlocks) {
+  Create("id long, d date");
+  // About 6 MiB with a blank line every 1000 rows: the bad values are in later blocks.
+  std::string text;
+  int line = 0;
+  int bad_date_line = 0;
+  int bad_id_line = 0;
+  for (int i = 0; i < 200000; ++i) {
+    if (i % 1000 == 0) {
+      text += "\n";
+      ++line;
+    }
+    ++line;
+    if (i == 150000) {
+      text += "{\"id\": 1, \"d\": \"2024-02-30\"}\n";
+      bad_date_line = line;
+    } else if (i == 160000) {
+      text += "{\"id\": \"x\"}\n";
+      bad_id_line = line;
+    } else {
+      text += "{\"id\": " + std::to_string(i) + ", \"d\": \"2024-01-01\"}\n";
+    }
+  }
+  const std::string json = File("big.json", text);
+  std::string err = Refused("--mode append " + json);
+  EXPECT_NE(err.find("cannot convert \"2024-02-30\" in column \"d\" at line " +
+                     std::to_string(bad_date_line) + " of " + json + " to date"),
+            std::string::npos)
+      << err;
+  // Without the bad date the bad id (a string where numbers were) is reported.
+  const auto at = text.find("2024-02-30");
+  text.replace(at, 10, "2024-02-03");
+  File("big.json", text);
+  err = Refused("--mode append " + json);
+  EXPECT_NE(err.find("cannot read input " + json + " at line " + std::to_string(bad_id_line) +
+                     ": JSON parse error: "),
+            std::string::npos)
+      << err;
+}
+
 // --- the header ---
 
 TEST_F(CliInputTest, DuplicateHeaderNamesAreRefusedIgnoringCase) {
@@ -283,6 +334,32 @@ TEST_F(CliInputTest, DeclaredTypeThatContradictsTheTableIsRefused) {
                      "as string"),
             std::string::npos)
       << err;
+}
+
+TEST_F(CliInputTest, DeclaredTypesApplyToJson) {
+  const std::string json = File("n.json", "{\"id\": 1, \"n\": 5, \"d\": \"2024-01-02\"}\n");
+  auto r = RunCli("write " + table_ + " --schema 'n INT, d DATE' " + json, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto schema = Latest(table_)->schema();
+  EXPECT_TRUE(schema->GetFieldByName("id")->type()->Equals(arrow::int64()));
+  EXPECT_TRUE(schema->GetFieldByName("n")->type()->Equals(arrow::int32()));
+  EXPECT_TRUE(schema->GetFieldByName("d")->type()->Equals(arrow::date32()));
+}
+
+TEST_F(CliInputTest, CsvOptionsAreRefusedForOtherFormats) {
+  const std::string json = File("n.json", "{\"id\": 1}\n");
+  auto r = RunCli("write " + table_ + " --no-header --schema 'id INT' " + json, dir_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--no-header applies to CSV input, not to json input " + json),
+            std::string::npos)
+      << r.err;
+  r = RunCli("write " + table_ + " --schema 'id INT' --input-format parquet - < " + json, dir_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--schema applies to CSV and JSON input; Parquet input stdin carries its "
+                       "own types"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(table_));
 }
 
 // --- Parquet from stdin ---

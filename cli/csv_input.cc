@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <optional>
 
 #include "deltacpp/error.h"
@@ -125,6 +126,74 @@ arrow::Result<Header> ReadHeader(arrow::io::InputStream& stream) {
   }
 }
 
+// Follows the quoting of the CSV text passing through, as Arrow's parser reads it (a field that
+// starts with a quote runs to the next lone quote; a doubled quote inside it is one quote), to
+// tell an input that ends inside a quoted value: the parser takes the rest of the input as
+// that value.
+class QuoteTrackingStream : public arrow::io::InputStream {
+ public:
+  QuoteTrackingStream(std::shared_ptr<arrow::io::InputStream> inner, int64_t first_line)
+      : inner_(std::move(inner)), line_(first_line) {}
+  arrow::Status Close() override { return inner_->Close(); }
+  bool closed() const override { return inner_->closed(); }
+  arrow::Result<int64_t> Tell() const override { return inner_->Tell(); }
+  arrow::Result<int64_t> Read(int64_t nbytes, void* out) override {
+    ARROW_ASSIGN_OR_RAISE(int64_t n, inner_->Read(nbytes, out));
+    Scan(static_cast<const uint8_t*>(out), n);
+    return n;
+  }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> Read(int64_t nbytes) override {
+    ARROW_ASSIGN_OR_RAISE(auto buffer, inner_->Read(nbytes));
+    Scan(buffer->data(), buffer->size());
+    return buffer;
+  }
+  // The line of the quote that opened a value still open, or nullopt.
+  std::optional<int64_t> OpenQuoteLine() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (state_ != State::kQuoted) return std::nullopt;
+    return open_line_;
+  }
+
+ private:
+  enum class State { kFieldStart, kUnquoted, kQuoted, kQuoteInQuoted };
+
+  void Scan(const uint8_t* data, int64_t size) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int64_t i = 0; i < size; ++i) {
+      const uint8_t c = data[i];
+      const bool ends_field = c == ',' || c == '\n' || c == '\r';
+      switch (state_) {
+        case State::kFieldStart:
+          if (c == '"') {
+            state_ = State::kQuoted;
+            open_line_ = line_;
+          } else if (!ends_field) {
+            state_ = State::kUnquoted;
+          }
+          break;
+        case State::kUnquoted:
+          if (ends_field) state_ = State::kFieldStart;
+          break;
+        case State::kQuoted:
+          if (c == '"') state_ = State::kQuoteInQuoted;
+          break;
+        case State::kQuoteInQuoted:
+          state_ = c == '"' ? State::kQuoted : ends_field ? State::kFieldStart : State::kUnquoted;
+          break;
+      }
+      if (c == '\r' || (c == '\n' && !after_cr_)) ++line_;
+      after_cr_ = c == '\r';
+    }
+  }
+
+  std::shared_ptr<arrow::io::InputStream> inner_;
+  mutable std::mutex mutex_;
+  State state_ = State::kFieldStart;
+  int64_t line_;
+  int64_t open_line_ = 0;
+  bool after_cr_ = false;
+};
+
 // A row Arrow's parser set aside: a blank line, or one with the wrong number of fields.
 struct SkippedRow {
   int32_t fields = 0;
@@ -138,9 +207,11 @@ class CsvReader : public arrow::RecordBatchReader {
  public:
   CsvReader(std::shared_ptr<arrow::RecordBatchReader> inner, std::string name,
             std::vector<std::shared_ptr<arrow::DataType>> targets,
-            std::shared_ptr<SkippedRows> skipped, int64_t first_line, std::string expected)
+            std::shared_ptr<SkippedRows> skipped, std::shared_ptr<QuoteTrackingStream> quotes,
+            int64_t first_line, std::string expected)
       : inner_(std::move(inner)), name_(std::move(name)), targets_(std::move(targets)),
-        skipped_(std::move(skipped)), next_line_(first_line), expected_(std::move(expected)) {
+        skipped_(std::move(skipped)), quotes_(std::move(quotes)), next_line_(first_line),
+        expected_(std::move(expected)) {
     arrow::FieldVector fields;
     const auto& text = inner_->schema()->fields();
     for (size_t i = 0; i < text.size(); ++i) {
@@ -160,6 +231,11 @@ class CsvReader : public arrow::RecordBatchReader {
                                     next_line_ - 1, st.message()));
     }
     if (!batch) {
+      if (auto line = quotes_->OpenQuoteLine()) {
+        return DeltaError(DeltaErrorCode::kInvalidArgument,
+                          fmt::format("the quote opened at line {} of {} is never closed", *line,
+                                      name_));
+      }
       ARROW_RETURN_NOT_OK(PassSkippedRows(/*through_end=*/true));
       *out = nullptr;
       return arrow::Status::OK();
@@ -191,11 +267,18 @@ class CsvReader : public arrow::RecordBatchReader {
         if (!converted.ok()) {
           if (bad.index < 0) return converted.status();
           const auto& strings = static_cast<const arrow::StringArray&>(*column);
+          // The value's own line: its record's first line plus the line breaks in the
+          // record's values before it.
+          int64_t line = lines[static_cast<size_t>(bad.index)];
+          for (int k = 0; k < i; ++k) {
+            const auto& before = static_cast<const arrow::StringArray&>(*batch->column(k));
+            if (before.IsValid(bad.index)) line += LineBreaks(before.GetView(bad.index));
+          }
           return DeltaError(
               DeltaErrorCode::kInvalidArgument,
               fmt::format("cannot convert \"{}\" in column \"{}\" at line {} of {} to {}{}",
                           Shown(strings.GetView(bad.index)), schema_->field(i)->name(),
-                          lines[static_cast<size_t>(bad.index)], name_, DeltaTypeName(*target),
+                          line, name_, DeltaTypeName(*target),
                           bad.reason.empty() ? "" : ": " + bad.reason));
         }
         column = *converted;
@@ -210,8 +293,7 @@ class CsvReader : public arrow::RecordBatchReader {
   // Accounts for the rows the parser set aside before the next row (or, at the end, all of
   // them): a blank line takes a line; a row with the wrong number of fields is an error.
   arrow::Status PassSkippedRows(bool through_end) {
-    while (!skipped_->empty() &&
-           (through_end ? true : skipped_->begin()->first == next_row_)) {
+    while (!skipped_->empty() && (through_end || skipped_->begin()->first == next_row_)) {
       const SkippedRow row = std::move(skipped_->begin()->second);
       skipped_->erase(skipped_->begin());
       if (row.fields == 1 && row.text.find_first_not_of(" \t\r") == std::string::npos) {
@@ -231,6 +313,7 @@ class CsvReader : public arrow::RecordBatchReader {
   std::string name_;
   std::vector<std::shared_ptr<arrow::DataType>> targets_;
   std::shared_ptr<SkippedRows> skipped_;
+  std::shared_ptr<QuoteTrackingStream> quotes_;
   int64_t next_row_ = 1;  // Arrow's number of the next data row
   int64_t next_line_;
   std::string expected_;  // what decides the number of fields: "the header" or the columns
@@ -375,15 +458,16 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenCsvInput(
         SkippedRow{row.actual_columns, row.expected_columns, std::string(row.text)};
     return arrow::csv::InvalidRowResult::Skip;
   };
-  auto body = std::make_shared<PrefixedInputStream>(head, stream);
+  auto body = std::make_shared<QuoteTrackingStream>(
+      std::make_shared<PrefixedInputStream>(head, stream), first_line);
   auto inner = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), body, read,
                                                  parse, convert);
   if (!inner.ok()) {
     return DeltaError(DeltaErrorCode::kInvalidArgument,
                       fmt::format("cannot read input {}: {}", name, inner.status().message()));
   }
-  return std::make_shared<CsvReader>(*inner, name, std::move(targets), skipped, first_line,
-                                     expected);
+  return std::make_shared<CsvReader>(*inner, name, std::move(targets), skipped, body,
+                                     first_line, expected);
 }
 
 }  // namespace deltacpp::cli

@@ -37,8 +37,8 @@ struct CsvInputOptions {
 /// Errors name the file and the line as an editor counts it (the header is line 1; a quoted
 /// value spanning lines counts all of them; blank lines count and are skipped, except in a
 /// one-column file, where a blank line is a null value): a value that does not convert
-/// (`cannot convert "abc" in column "age" at line 7 of input.csv to integer`) or a line with
-/// the wrong number of fields.
+/// (`cannot convert "abc" in column "age" at line 7 of input.csv to integer`; the line the
+/// value itself is on), a line with the wrong number of fields, or a quote never closed.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenCsvInput(
     std::shared_ptr<arrow::io::InputStream> stream, const std::string& name,
     const CsvInputOptions& options);

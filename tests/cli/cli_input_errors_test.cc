@@ -107,6 +107,23 @@ TEST_F(CliInputTest, CsvLinesCountBlankLinesAndQuotedLineBreaks) {
   EXPECT_NE(err.find("cannot convert \"x4\" in column \"n\" at line 10 of " + csv),
             std::string::npos)
       << err;
+  // A value after a line break inside its own record is on a later line than the record.
+  const std::string same = File("same.csv", "id,note,n\r\n1,\"a\r\nb\r\nc\",y\r\n");
+  const std::string err2 = Refused("--mode append " + same);
+  EXPECT_NE(err2.find("cannot convert \"y\" in column \"n\" at line 4 of " + same),
+            std::string::npos)
+      << err2;
+}
+
+TEST_F(CliInputTest, CsvQuoteNeverClosedIsRefused) {
+  Create("id long, note string");
+  // Without the check the rest of the input would be one value: 2 fields, a valid row.
+  const std::string csv =
+      File("open.csv", "id,note\n1,\"fine \"\"quoted\"\"\"\n2,5'11\"\n3,\"open\n4,x\n");
+  const std::string err = Refused("--mode append " + csv);
+  EXPECT_NE(err.find("the quote opened at line 4 of " + csv + " is never closed"),
+            std::string::npos)
+      << err;
 }
 
 TEST_F(CliInputTest, CsvLineNumbersRunOnAcrossReadBlocks) {

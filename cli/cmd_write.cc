@@ -82,7 +82,8 @@ arrow::Status Run(const WriteArgs& args) {
   InputOptions input_options;
   input_options.format = args.input_format;
   input_options.table_schema = table_schema;
-  ARROW_ASSIGN_OR_RAISE(input_options.declared, DeclaredTypes(args.schema, table_schema, args.overwrite_schema));
+  ARROW_ASSIGN_OR_RAISE(input_options.declared,
+                        DeclaredTypes(args.schema, table_schema, args.overwrite_schema));
   input_options.header = !args.no_header;
   input_options.merge_schema = args.merge_schema || args.overwrite_schema;
   ARROW_ASSIGN_OR_RAISE(auto input, OpenInputs(args.files, input_options));

@@ -100,8 +100,9 @@ arrow::Status OutputChoice::Write(arrow::RecordBatchReader& reader) const {
   std::filesystem::path target = std::filesystem::weakly_canonical(output, ec);
   if (ec) target = output;
   const auto kind = std::filesystem::status(target, ec).type();
-  if (kind != std::filesystem::file_type::not_found && kind != std::filesystem::file_type::regular &&
-      kind != std::filesystem::file_type::directory && !ec) {
+  using std::filesystem::file_type;
+  if (!ec && kind != file_type::not_found && kind != file_type::regular &&
+      kind != file_type::directory) {
     std::ofstream device(target, std::ios::binary);
     if (!device) {
       return arrow::Status::IOError(fmt::format("cannot write output {}: {}", output,

@@ -43,7 +43,9 @@ int64_t LineBreaks(std::string_view text) {
 bool LooksLikeValue(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  auto digit = [&](size_t i) { return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); };
+  auto digit = [&](size_t i) {
+    return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]));
+  };
   if (s.size() >= 10 && digit(0) && digit(1) && digit(2) && digit(3) && s[4] == '-' && digit(5) &&
       digit(6) && s[7] == '-' && digit(8) && digit(9)) {
     return true;
@@ -335,7 +337,9 @@ arrow::Status CheckHeader(const std::vector<std::string>& names, const std::stri
                           const CsvInputOptions& options) {
   std::map<std::string, std::string> table_columns;
   if (options.table_schema) {
-    for (const auto& f : options.table_schema->fields()) table_columns[Lower(f->name())] = f->name();
+    for (const auto& f : options.table_schema->fields()) {
+      table_columns[Lower(f->name())] = f->name();
+    }
   }
   const std::string hint = NoHeaderHint(name, options);
   for (size_t i = 0; i < names.size(); ++i) {
@@ -400,6 +404,16 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenCsvInput(
                                     name, NoHeaderHint(name, options)));
     }
     ARROW_RETURN_NOT_OK(CheckHeader(header->names, name, options));
+    for (const auto& declared : options.declared_names) {
+      bool found = false;
+      for (const auto& n : header->names) found |= Lower(n) == Lower(declared);
+      if (!found) {
+        return DeltaError(DeltaErrorCode::kInvalidArgument,
+                          fmt::format("--schema names column \"{}\", which the header of {} "
+                                      "does not have (it has {})",
+                                      declared, name, fmt::join(header->names, ", ")));
+      }
+    }
     names = std::move(header->names);
     first_line += header->lines;
     head = header->after;

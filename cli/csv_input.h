@@ -19,6 +19,8 @@ struct CsvInputOptions {
   /// Types for columns, matched by name ignoring case: the table's columns, then columns the
   /// user declared. Columns not named here stay text. May be null.
   std::shared_ptr<arrow::Schema> types;
+  /// The columns `--schema` declared: each must be in the header.
+  std::vector<std::string> declared_names;
   /// The existing table's schema (null for a new table), for telling a header from data.
   std::shared_ptr<arrow::Schema> table_schema;
   /// New columns may be added to the table (--merge-schema).

@@ -348,6 +348,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenOne(const std::stri
     csv.types = ColumnTypes(options);
     csv.table_schema = options.table_schema;
     csv.merge_schema = options.merge_schema;
+    if (options.declared) {
+      for (const auto& f : options.declared->fields()) csv.declared_names.push_back(f->name());
+    }
     const auto& source = options.declared ? options.declared : options.table_schema;
     if (source) {
       for (const auto& f : source->fields()) csv.column_names.push_back(f->name());

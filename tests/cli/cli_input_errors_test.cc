@@ -353,6 +353,17 @@ TEST_F(CliInputTest, DeclaredTypeThatContradictsTheTableIsRefused) {
       << err;
 }
 
+TEST_F(CliInputTest, DeclaredColumnMissingFromTheHeaderIsRefused) {
+  const std::string csv = File("c.csv", "id,phone\n1,+4412345\n");
+  auto r = RunCli("write " + table_ + " --schema 'ID INT, phnoe STRING' " + csv, dir_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--schema names column \"phnoe\", which the header of " + csv +
+                       " does not have (it has id, phone)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(table_));
+}
+
 TEST_F(CliInputTest, DeclaredTypesApplyToJson) {
   const std::string json = File("n.json", "{\"id\": 1, \"n\": 5, \"d\": \"2024-01-02\"}\n");
   auto r = RunCli("write " + table_ + " --schema 'n INT, d DATE' " + json, dir_);

@@ -38,6 +38,7 @@ arrow::Result<std::pair<std::string, std::string>> SplitKeyValue(const std::stri
 }
 
 arrow::Status Run(const CreateArgs& args) {
+  ARROW_RETURN_NOT_OK(CheckTablePath(args.path));
   CreateTableOptions options;
   ARROW_ASSIGN_OR_RAISE(options.schema, SchemaFromDdl(args.schema));
   options.partition_columns = SplitList(args.partition_by);

@@ -1,17 +1,28 @@
 // `deltacpp write`: append or overwrite data from CSV, JSON Lines or Parquet files.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 
 #include "commands.h"
 #include "deltacpp/api.h"
 #include "deltacpp/ops/write.h"
 #include "input_reader.h"
+#include "type_names.h"
 #include "write_progress.h"
 
 namespace deltacpp::cli {
 
 namespace {
+
+bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
 
 struct WriteArgs {
   std::string path;
@@ -24,11 +35,42 @@ struct WriteArgs {
   std::string txn_app_id;
   std::optional<int64_t> txn_version;
   std::string input_format;
+  std::string schema;
+  bool no_header = false;
   std::vector<std::string> files;
 };
 
+// The declared types, checked against the table's: a column the table has keeps its type
+// unless the write replaces the table's schema.
+arrow::Result<std::shared_ptr<arrow::Schema>> DeclaredTypes(
+    const std::string& ddl, const std::shared_ptr<arrow::Schema>& table_schema,
+    bool overwrite_schema) {
+  if (ddl.empty()) return nullptr;
+  auto declared = SchemaFromDdl(ddl);
+  if (!declared.ok()) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("--schema: {}", declared.status().message()));
+  }
+  if (table_schema && !overwrite_schema) {
+    for (const auto& f : (*declared)->fields()) {
+      for (const auto& t : table_schema->fields()) {
+        if (!EqualsIgnoringCase(f->name(), t->name())) continue;
+        if (!f->type()->Equals(*t->type())) {
+          return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                            fmt::format("--schema gives column \"{}\" the type {}, but the "
+                                        "table has it as {}",
+                                        f->name(), DeltaTypeName(*f->type()),
+                                        DeltaTypeName(*t->type())));
+        }
+      }
+    }
+  }
+  return *declared;
+}
+
 arrow::Status Run(const WriteArgs& args) {
   std::shared_ptr<arrow::Schema> table_schema;
+  ARROW_RETURN_NOT_OK(CheckTablePath(args.path));
   ARROW_ASSIGN_OR_RAISE(auto table, DeltaTable::Locate(args.path));
   // The snapshot read here for the input's types is the one the write starts from: the handle
   // keeps it, so the log is read once.
@@ -37,7 +79,14 @@ arrow::Status Run(const WriteArgs& args) {
   } else if (!IsDeltaError(latest.status(), DeltaErrorCode::kTableNotFound)) {
     return latest.status();
   }
-  ARROW_ASSIGN_OR_RAISE(auto input, OpenInputs(args.files, args.input_format, table_schema));
+  InputOptions input_options;
+  input_options.format = args.input_format;
+  input_options.table_schema = table_schema;
+  ARROW_ASSIGN_OR_RAISE(input_options.declared,
+                        DeclaredTypes(args.schema, table_schema, args.overwrite_schema));
+  input_options.header = !args.no_header;
+  input_options.merge_schema = args.merge_schema || args.overwrite_schema;
+  ARROW_ASSIGN_OR_RAISE(auto input, OpenInputs(args.files, input_options));
   WriteOptions options;
   options.mode = args.mode == "overwrite" ? WriteMode::kOverwrite : WriteMode::kAppend;
   if (!args.replace_where.empty()) options.replace_where = args.replace_where;
@@ -85,6 +134,12 @@ Action AddWriteCommand(CLI::App& app) {
   version->needs(app_id);
   cmd->add_option("--input-format", args->input_format, "csv, json or parquet (default: by extension)")
       ->check(CLI::IsMember({"csv", "json", "parquet"}));
+  cmd->add_option("--schema", args->schema,
+                  "Types of input columns the table does not have, e.g. 'id INT, price "
+                  "DECIMAL(10,2)' (CSV and JSON; other new CSV columns are strings)");
+  cmd->add_flag("--no-header", args->no_header,
+                "CSV input has no header line: its fields are the --schema columns, or the "
+                "table's, in order");
   cmd->add_option("files", args->files, "Input files ('-' for stdin)")->required();
   return [args] {
     auto st = Run(*args);

@@ -28,6 +28,10 @@ Action AddCheckpointCommand(CLI::App& app);
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);
 
+/// IOError when a local table path lies under (or is) something that is not a directory, e.g.
+/// a regular file, naming it; OK otherwise (other problems are found when the path is used).
+arrow::Status CheckTablePath(const std::string& path);
+
 /// Prints `status` to stderr as `deltacpp: error: ...` and returns the exit code.
 int ReportError(const arrow::Status& status);
 

@@ -1,7 +1,14 @@
 // Shared CLI plumbing: error reporting and output destinations.
+#include <arrow/util/io_util.h>
 #include <fmt/core.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -26,10 +33,42 @@ std::vector<std::string> SplitList(const std::string& s) {
   return items;
 }
 
+arrow::Status CheckTablePath(const std::string& path) {
+  if (path.find("://") != std::string::npos) return arrow::Status::OK();
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(path, ec);
+  if (ec) return arrow::Status::OK();
+  // The nearest existing ancestor (or the path itself) must be a directory.
+  for (; !p.empty(); p = p.parent_path()) {
+    const auto st = std::filesystem::status(p, ec);
+    if (st.type() == std::filesystem::file_type::not_found) {
+      if (p == p.parent_path()) break;
+      continue;
+    }
+    if (st.type() != std::filesystem::file_type::directory) {
+      return arrow::Status::IOError(fmt::format("cannot use {} as a table path: {}: {}", path,
+                                                p.string(), std::strerror(ENOTDIR)));
+    }
+    break;
+  }
+  return arrow::Status::OK();
+}
+
 int ReportError(const arrow::Status& status) {
   std::string kind;
-  if (auto code = GetDeltaErrorCode(status)) kind = std::string(DeltaErrorCodeName(*code)) + ": ";
-  std::cerr << "deltacpp: error: " << kind << status.message() << std::endl;
+  if (auto code = GetDeltaErrorCode(status)) {
+    kind = std::string(DeltaErrorCodeName(*code)) + ": ";
+  } else {
+    // Arrow's own kinds: IOError, Invalid, ...
+    kind = status.CodeAsString() + ": ";
+  }
+  std::string message = status.message();
+  // Arrow keeps the system's reason for a failed file operation beside the message.
+  if (const int error = arrow::internal::ErrnoFromStatus(status); error > 0) {
+    const std::string reason = std::strerror(error);
+    if (message.find(reason) == std::string::npos) message += ": " + reason;
+  }
+  std::cerr << "deltacpp: error: " << kind << message << std::endl;
   return 1;
 }
 
@@ -56,11 +95,67 @@ arrow::Status OutputChoice::Write(arrow::RecordBatchReader& reader) const {
     std::cout.flush();
     return arrow::Status::OK();
   }
-  std::ofstream file(output, std::ios::binary | std::ios::trunc);
-  if (!file) return arrow::Status::IOError("cannot open ", output, " for writing");
-  ARROW_RETURN_NOT_OK(WriteRecordBatches(reader, f, file, opts));
+  // A device or pipe (/dev/null, a FIFO) is written as it is.
+  std::error_code ec;
+  std::filesystem::path target = std::filesystem::weakly_canonical(output, ec);
+  if (ec) target = output;
+  const auto kind = std::filesystem::status(target, ec).type();
+  using std::filesystem::file_type;
+  if (!ec && kind != file_type::not_found && kind != file_type::regular &&
+      kind != file_type::directory) {
+    std::ofstream device(target, std::ios::binary);
+    if (!device) {
+      return arrow::Status::IOError(fmt::format("cannot write output {}: {}", output,
+                                                std::strerror(errno)));
+    }
+    errno = 0;
+    auto written = WriteRecordBatches(reader, f, device, opts);
+    device.flush();
+    if (!device) {
+      return arrow::Status::IOError(fmt::format("cannot write output {}: {}", output,
+                                                std::strerror(errno ? errno : EIO)));
+    }
+    ARROW_RETURN_NOT_OK(written);
+    return arrow::Status::OK();
+  }
+  // Written under a temporary name in the same directory and renamed when complete: a
+  // failed command leaves no output file, and an existing one untouched. (A symbolic link is
+  // followed: the file it points to is replaced.)
+  const std::filesystem::path dir =
+      target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  std::string temp = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) {
+    return arrow::Status::IOError(fmt::format("cannot write output {}: {}", output,
+                                              std::strerror(errno)));
+  }
+  // mkstemp makes the file private; give it the mode a new file would have.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  ::close(fd);
+  auto discard = [&](arrow::Status st) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    return st;
+  };
+  std::ofstream file(temp, std::ios::binary | std::ios::trunc);
+  if (!file) {
+    return discard(arrow::Status::IOError(fmt::format("cannot write output {}: {}", output,
+                                                      std::strerror(errno))));
+  }
+  errno = 0;
+  auto written = WriteRecordBatches(reader, f, file, opts);
+  if (!written.ok() && file) return discard(written);
   file.close();
-  if (!file) return arrow::Status::IOError("cannot write ", output);
+  if (!file) {
+    return discard(arrow::Status::IOError(fmt::format("cannot write output {}: {}", output,
+                                                      std::strerror(errno ? errno : EIO))));
+  }
+  if (::rename(temp.c_str(), target.c_str()) != 0) {
+    return discard(arrow::Status::IOError(fmt::format("cannot write output {}: {}", output,
+                                                      std::strerror(errno))));
+  }
   return arrow::Status::OK();
 }
 

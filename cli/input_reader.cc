@@ -1,21 +1,27 @@
 #include "input_reader.h"
 
-#include <arrow/compute/api.h>
-#include <arrow/csv/api.h>
 #include <arrow/io/api.h>
 #include <arrow/io/stdio.h>
 #include <arrow/json/api.h>
-#include <arrow/util/thread_pool.h>
+#include <fcntl.h>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <parquet/arrow/reader.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstring>
-#include <iostream>
 #include <set>
 
+#include "csv_input.h"
 #include "deltacpp/error.h"
-#include "deltacpp/table.h"
+#include "line_tracking_stream.h"
+#include "prefixed_input_stream.h"
+#include "text_values.h"
+#include "type_names.h"
 
 namespace deltacpp::cli {
 
@@ -30,9 +36,15 @@ std::string FormatOf(const std::string& file, const std::string& format) {
   return "";
 }
 
+std::string DisplayName(const std::string& file) { return file == "-" ? "stdin" : file; }
+
 bool IsZonedTimestamp(const arrow::DataType& t) {
   return t.id() == arrow::Type::TIMESTAMP &&
          !static_cast<const arrow::TimestampType&>(t).timezone().empty();
+}
+
+bool IsFlat(const arrow::DataType& t) {
+  return t.id() != arrow::Type::STRUCT && t.id() != arrow::Type::LIST && t.id() != arrow::Type::MAP;
 }
 
 // Zoned timestamp columns are read as text and parsed by deltacpp, because Arrow's parsers
@@ -44,74 +56,29 @@ std::shared_ptr<arrow::DataType> ParseType(const std::shared_ptr<arrow::DataType
   return t;
 }
 
-arrow::Result<std::shared_ptr<arrow::Array>> TextToTimestamps(const arrow::Array& text,
-                                                              const std::shared_ptr<arrow::DataType>& type,
-                                                              const std::string& column) {
-  const auto& strings = static_cast<const arrow::StringArray&>(text);
-  arrow::TimestampBuilder b(type, arrow::default_memory_pool());
-  ARROW_RETURN_NOT_OK(b.Reserve(strings.length()));
-  for (int64_t i = 0; i < strings.length(); ++i) {
-    if (strings.IsNull(i) || strings.GetView(i).empty()) {
-      b.UnsafeAppendNull();
-      continue;
-    }
-    auto us = ParseTimestampMicros(strings.GetView(i));
-    if (!us.ok()) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("column '{}', value {} of this batch: {}", column, i + 1,
-                                    us.status().message()));
-    }
-    b.UnsafeAppend(*us);
-  }
-  return b.Finish();
+bool SameName(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
 }
 
-bool IsFlat(const arrow::DataType& t) {
-  return t.id() != arrow::Type::STRUCT && t.id() != arrow::Type::LIST && t.id() != arrow::Type::MAP;
+// The declared columns followed by the table's columns not declared.
+std::shared_ptr<arrow::Schema> ColumnTypes(const InputOptions& options) {
+  arrow::FieldVector fields;
+  if (options.declared) fields = options.declared->fields();
+  if (options.table_schema) {
+    for (const auto& t : options.table_schema->fields()) {
+      bool declared = false;
+      for (size_t i = 0; options.declared && i < options.declared->fields().size(); ++i) {
+        declared |= SameName(options.declared->field(static_cast<int>(i))->name(), t->name());
+      }
+      if (!declared) fields.push_back(t);
+    }
+  }
+  if (fields.empty()) return nullptr;
+  return arrow::schema(std::move(fields));
 }
-
-// Serves `head` first and then the rest of `tail`: lets the first block of a (possibly
-// unseekable) input be looked at before the real reader starts.
-class PrefixedInputStream : public arrow::io::InputStream {
- public:
-  PrefixedInputStream(std::shared_ptr<arrow::Buffer> head,
-                      std::shared_ptr<arrow::io::InputStream> tail)
-      : head_(std::move(head)), tail_(std::move(tail)) {}
-  arrow::Status Close() override {
-    closed_ = true;
-    return tail_->Close();
-  }
-  bool closed() const override { return closed_; }
-  arrow::Result<int64_t> Tell() const override { return position_; }
-  arrow::Result<int64_t> Read(int64_t nbytes, void* out) override {
-    int64_t done = 0;
-    if (head_offset_ < head_->size()) {
-      done = std::min(nbytes, head_->size() - head_offset_);
-      std::memcpy(out, head_->data() + head_offset_, static_cast<size_t>(done));
-      head_offset_ += done;
-    }
-    if (done < nbytes) {
-      ARROW_ASSIGN_OR_RAISE(int64_t more,
-                            tail_->Read(nbytes - done, static_cast<uint8_t*>(out) + done));
-      done += more;
-    }
-    position_ += done;
-    return done;
-  }
-  arrow::Result<std::shared_ptr<arrow::Buffer>> Read(int64_t nbytes) override {
-    ARROW_ASSIGN_OR_RAISE(auto buffer, arrow::AllocateResizableBuffer(nbytes));
-    ARROW_ASSIGN_OR_RAISE(int64_t n, Read(nbytes, buffer->mutable_data()));
-    ARROW_RETURN_NOT_OK(buffer->Resize(n));
-    return std::shared_ptr<arrow::Buffer>(std::move(buffer));
-  }
-
- private:
-  std::shared_ptr<arrow::Buffer> head_;
-  int64_t head_offset_ = 0;
-  std::shared_ptr<arrow::io::InputStream> tail_;
-  int64_t position_ = 0;
-  bool closed_ = false;
-};
 
 // The keys the JSON lines of `block` use (up to its last complete line), as Arrow's reader
 // infers them. Empty when the block has no complete line.
@@ -139,17 +106,40 @@ arrow::Result<std::set<std::string>> JsonKeys(const std::shared_ptr<arrow::Buffe
   return keys;
 }
 
-// Relabels zone-less timestamp columns as the table's zoned type and names errors by file.
-class FileReader : public arrow::RecordBatchReader {
+// Arrow's JSON errors end in "in row N", N counting from the start of the block that failed:
+// `rows_before` rows precede that block. Returns `message` without it and the line it means.
+std::pair<std::string, int64_t> JsonErrorLine(const std::string& message, int64_t rows_before,
+                                              const LineMap& lines) {
+  const auto at = message.rfind(" in row ");
+  if (at == std::string::npos) return {message, -1};
+  const std::string digits = message.substr(at + 8);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return {message, -1};
+  }
+  return {message.substr(0, at), lines.LineOfRow(rows_before + std::stoll(digits))};
+}
+
+arrow::Status JsonReadError(const std::string& name, const arrow::Status& status,
+                            int64_t rows_before, const LineMap& lines) {
+  auto [message, line] = JsonErrorLine(status.message(), rows_before, lines);
+  return DeltaError(DeltaErrorCode::kInvalidArgument,
+                    line < 0 ? fmt::format("cannot read input {}: {}", name, message)
+                             : fmt::format("cannot read input {} at line {}: {}", name, line,
+                                           message));
+}
+
+// Reads JSON lines: turns the text of zoned timestamp and date columns into their types and
+// names the line of a value that does not convert (one object per line; blank lines count).
+class JsonReader : public arrow::RecordBatchReader {
  public:
-  FileReader(std::shared_ptr<arrow::RecordBatchReader> inner, std::string name,
-             std::shared_ptr<arrow::Schema> table_schema)
-      : inner_(std::move(inner)), name_(std::move(name)), table_schema_(std::move(table_schema)) {
+  JsonReader(std::shared_ptr<arrow::RecordBatchReader> inner, std::string name,
+             std::shared_ptr<arrow::Schema> types, std::shared_ptr<LineMap> lines)
+      : inner_(std::move(inner)), name_(std::move(name)), lines_(std::move(lines)) {
     arrow::FieldVector fields;
     for (const auto& f : inner_->schema()->fields()) {
       std::shared_ptr<arrow::Field> out = f;
-      if (table_schema_) {
-        auto tf = table_schema_->GetFieldByName(f->name());
+      if (types) {
+        auto tf = types->GetFieldByName(f->name());
         if (tf && (IsZonedTimestamp(*tf->type()) || tf->type()->id() == arrow::Type::DATE32) &&
             f->type()->id() == arrow::Type::STRING) {
           out = f->WithType(tf->type());
@@ -161,30 +151,33 @@ class FileReader : public arrow::RecordBatchReader {
   }
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    // Arrow's reader makes one batch of each block, so a failing block starts after the rows
+    // of the batches before it.
     auto st = inner_->ReadNext(out);
-    if (!st.ok()) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("cannot read input {}: {}", name_, st.message()));
-    }
+    if (!st.ok()) return JsonReadError(name_, st, rows_before_, *lines_);
     if (!*out) return arrow::Status::OK();
     std::vector<std::shared_ptr<arrow::Array>> cols;
     for (int i = 0; i < (*out)->num_columns(); ++i) {
       auto col = (*out)->column(i);
-      if (!col->type()->Equals(*schema_->field(i)->type())) {
-        const auto& target = schema_->field(i)->type();
-        auto converted =
-            target->id() == arrow::Type::DATE32
-                ? arrow::compute::Cast(*col, target)
-                : TextToTimestamps(*col, target, schema_->field(i)->name());
+      const auto& target = schema_->field(i)->type();
+      if (!col->type()->Equals(*target)) {
+        BadValue bad;
+        auto converted = ConvertText(col, target, &bad);
         if (!converted.ok()) {
-          return DeltaError(DeltaErrorCode::kInvalidArgument,
-                            fmt::format("cannot read input {}: {}", name_,
-                                        converted.status().message()));
+          if (bad.index < 0) return converted.status();
+          return DeltaError(
+              DeltaErrorCode::kInvalidArgument,
+              fmt::format("cannot convert \"{}\" in column \"{}\" at line {} of {} to {}{}",
+                          static_cast<const arrow::StringArray&>(*col).GetView(bad.index),
+                          schema_->field(i)->name(), lines_->LineOfRow(rows_before_ + bad.index),
+                          name_,
+                          DeltaTypeName(*target), bad.reason.empty() ? "" : ": " + bad.reason));
         }
         col = *converted;
       }
       cols.push_back(col);
     }
+    rows_before_ += (*out)->num_rows();
     *out = arrow::RecordBatch::Make(schema_, (*out)->num_rows(), std::move(cols));
     return arrow::Status::OK();
   }
@@ -192,174 +185,247 @@ class FileReader : public arrow::RecordBatchReader {
  private:
   std::shared_ptr<arrow::RecordBatchReader> inner_;
   std::string name_;
-  std::shared_ptr<arrow::Schema> table_schema_;
+  std::shared_ptr<LineMap> lines_;
   std::shared_ptr<arrow::Schema> schema_;
+  int64_t rows_before_ = 0;
 };
 
-arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenOne(
-    const std::string& file, const std::string& format,
-    const std::shared_ptr<arrow::Schema>& table_schema) {
-  std::shared_ptr<arrow::io::InputStream> stream;
-  std::shared_ptr<arrow::io::RandomAccessFile> random;
-  if (file == "-") {
-    stream = std::make_shared<arrow::io::StdinStream>();
-  } else {
-    auto opened = arrow::io::ReadableFile::Open(file);
-    if (!opened.ok()) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("cannot open input {}: {}", file, opened.status().message()));
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenJson(
+    std::shared_ptr<arrow::io::InputStream> stream, const std::string& name,
+    const std::shared_ptr<arrow::Schema>& types) {
+  auto read = arrow::json::ReadOptions::Defaults();
+  auto parse = arrow::json::ParseOptions::Defaults();
+  if (types) {
+    // Table types for the columns the input has; columns it leaves out stay out (rather than
+    // becoming all-null columns), so generated and identity columns are computed, as with a
+    // DataFrame that lacks them. Which keys the input has is read from its first block, the
+    // same block Arrow's reader infers other columns from.
+    // (A first line longer than a block is read on until it ends.)
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> head, stream->Read(read.block_size));
+    while (head->size() > 0 &&
+           std::string_view(head->data_as<char>(), head->size()).find('\n') ==
+               std::string_view::npos) {
+      ARROW_ASSIGN_OR_RAISE(auto more, stream->Read(read.block_size));
+      if (more->size() == 0) break;
+      head = arrow::Buffer::FromString(head->ToString() + more->ToString());
     }
-    random = *opened;
-    stream = random;
+    // Arrow's reader needs every line to fit in a block: make blocks twice the first line.
+    const auto first_line = std::string_view(head->data_as<char>(), head->size()).find('\n');
+    if (first_line != std::string_view::npos &&
+        2 * (first_line + 1) > static_cast<size_t>(read.block_size)) {
+      read.block_size = static_cast<int32_t>(std::min<size_t>(2 * (first_line + 1), INT32_MAX));
+    }
+    auto keys = JsonKeys(head);
+    if (!keys.ok()) {
+      LineTrackingStream scan(std::make_shared<arrow::io::BufferReader>(head));
+      ARROW_RETURN_NOT_OK(scan.Read(head->size()).status());
+      return JsonReadError(name, keys.status(), 0, *scan.lines());
+    }
+    stream = std::make_shared<PrefixedInputStream>(head, stream);
+    arrow::FieldVector fields;
+    for (const auto& f : types->fields()) {
+      if (IsFlat(*f->type()) && keys->count(f->name())) {
+        // Nullable for parsing: a null in a NOT NULL column is the write's constraint
+        // check to report (naming the column), not a parse error.
+        fields.push_back(f->WithType(ParseType(f->type()))->WithNullable(true));
+      }
+    }
+    parse.explicit_schema = arrow::schema(fields);
+    parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
   }
-  std::shared_ptr<arrow::RecordBatchReader> reader;
-  if (format == "csv") {
-    auto read = arrow::csv::ReadOptions::Defaults();
-    auto parse = arrow::csv::ParseOptions::Defaults();
-    auto convert = arrow::csv::ConvertOptions::Defaults();
-    if (table_schema) {
-      for (const auto& f : table_schema->fields()) {
-        if (IsFlat(*f->type())) convert.column_types[f->name()] = ParseType(f->type());
-      }
-    }
-    convert.strings_can_be_null = true;
-    auto r = arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), stream, read,
-                                               parse, convert);
-    if (!r.ok()) {
+  auto tracked = std::make_shared<LineTrackingStream>(stream);
+  auto r = arrow::json::StreamingReader::Make(tracked, read, parse);
+  if (!r.ok()) return JsonReadError(name, r.status(), 0, *tracked->lines());
+  return std::make_shared<JsonReader>(*r, name, types, tracked->lines());
+}
+
+// Parquet needs random access: stdin is read into memory first.
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenParquet(
+    std::shared_ptr<arrow::io::RandomAccessFile> file, const std::string& name) {
+  auto opened = parquet::arrow::OpenFile(file, arrow::default_memory_pool());
+  if (!opened.ok()) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("cannot read input {}: {}", name, opened.status().message()));
+  }
+  std::shared_ptr<parquet::arrow::FileReader> pq = std::move(*opened);
+  ARROW_ASSIGN_OR_RAISE(auto batches, pq->GetRecordBatchReader());
+  // Keeps the file reader alive as long as its batch reader and names the file in errors.
+  struct Holder : arrow::RecordBatchReader {
+    std::shared_ptr<parquet::arrow::FileReader> file;
+    std::unique_ptr<arrow::RecordBatchReader> inner;
+    std::string name;
+    std::shared_ptr<arrow::Schema> schema() const override { return inner->schema(); }
+    arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+      auto st = inner->ReadNext(out);
+      if (st.ok()) return st;
       return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("cannot read input {}: {}", file, r.status().message()));
+                        fmt::format("cannot read input {}: {}", name, st.message()));
     }
-    reader = *r;
-  } else if (format == "json") {
-    auto read = arrow::json::ReadOptions::Defaults();
-    auto parse = arrow::json::ParseOptions::Defaults();
-    if (table_schema) {
-      // Table types for the columns the input has; columns it leaves out stay out (rather than
-      // becoming all-null columns), so generated and identity columns are computed, as with a
-      // DataFrame that lacks them. Which keys the input has is read from its first block, the
-      // same block Arrow's reader infers other columns from.
-      // (A first line longer than a block is read on until it ends.)
-      ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> head, stream->Read(read.block_size));
-      while (head->size() > 0 &&
-             std::string_view(head->data_as<char>(), head->size()).find('\n') ==
-                 std::string_view::npos) {
-        ARROW_ASSIGN_OR_RAISE(auto more, stream->Read(read.block_size));
-        if (more->size() == 0) break;
-        head = arrow::Buffer::FromString(head->ToString() + more->ToString());
-      }
-      // Arrow's reader needs every line to fit in a block: make blocks twice the first line.
-      const auto first_line = std::string_view(head->data_as<char>(), head->size()).find('\n');
-      if (first_line != std::string_view::npos &&
-          2 * (first_line + 1) > static_cast<size_t>(read.block_size)) {
-        read.block_size = static_cast<int32_t>(std::min<size_t>(2 * (first_line + 1), INT32_MAX));
-      }
-      auto keys = JsonKeys(head);
-      if (!keys.ok()) {
-        return DeltaError(DeltaErrorCode::kInvalidArgument,
-                          fmt::format("cannot read input {}: {}", file, keys.status().message()));
-      }
-      stream = std::make_shared<PrefixedInputStream>(head, stream);
-      arrow::FieldVector fields;
-      for (const auto& f : table_schema->fields()) {
-        if (IsFlat(*f->type()) && keys->count(f->name())) {
-          // Nullable for parsing: a null in a NOT NULL column is the write's constraint
-          // check to report (naming the column), not a parse error.
-          fields.push_back(f->WithType(ParseType(f->type()))->WithNullable(true));
-        }
-      }
-      parse.explicit_schema = arrow::schema(fields);
-      parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
+  };
+  auto holder = std::make_shared<Holder>();
+  holder->file = pq;
+  holder->inner = std::move(batches);
+  holder->name = name;
+  return holder;
+}
+
+arrow::Status OsError(const std::string& what, const std::string& path, int error) {
+  return arrow::Status::IOError(fmt::format("{} {}: {}", what, path, std::strerror(error)));
+}
+
+// Opens a local input file; a missing file, a directory or one that cannot be read is an
+// IOError naming it with the system's reason.
+arrow::Result<std::shared_ptr<arrow::io::ReadableFile>> OpenFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return OsError("cannot open input", path, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int error = errno;
+    ::close(fd);
+    return OsError("cannot open input", path, error);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return OsError("cannot read input", path, EISDIR);
+  }
+  auto file = arrow::io::ReadableFile::Open(fd);
+  if (!file.ok()) {
+    ::close(fd);
+    return arrow::Status::IOError(
+        fmt::format("cannot open input {}: {}", path, file.status().message()));
+  }
+  return *file;
+}
+
+arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAll(arrow::io::InputStream& stream,
+                                                      const std::string& name) {
+  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::BufferOutputStream::Create());
+  while (true) {
+    auto chunk = stream.Read(1 << 20);
+    if (!chunk.ok()) {
+      return arrow::Status::IOError(
+          fmt::format("cannot read input {}: {}", name, chunk.status().message()));
     }
-    auto r = arrow::json::StreamingReader::Make(stream, read, parse);
-    if (!r.ok()) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("cannot read input {}: {}", file, r.status().message()));
-    }
-    reader = *r;
-  } else if (format == "parquet") {
-    if (!random) {
-      ARROW_ASSIGN_OR_RAISE(auto all, stream->Read(INT64_MAX));
-      random = std::make_shared<arrow::io::BufferReader>(all);
-    }
-    auto opened = parquet::arrow::OpenFile(random, arrow::default_memory_pool());
-    if (!opened.ok()) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("cannot read input {}: {}", file, opened.status().message()));
-    }
-    std::shared_ptr<parquet::arrow::FileReader> pq = std::move(*opened);
-    ARROW_ASSIGN_OR_RAISE(auto batches, pq->GetRecordBatchReader());
-    // Keep the file reader alive as long as its batch reader.
-    struct Holder : arrow::RecordBatchReader {
-      std::shared_ptr<parquet::arrow::FileReader> file;
-      std::unique_ptr<arrow::RecordBatchReader> inner;
-      std::shared_ptr<arrow::Schema> schema() const override { return inner->schema(); }
-      arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
-        return inner->ReadNext(out);
-      }
-    };
-    auto holder = std::make_shared<Holder>();
-    holder->file = pq;
-    holder->inner = std::move(batches);
-    reader = holder;
-  } else {
+    if ((*chunk)->size() == 0) break;
+    ARROW_RETURN_NOT_OK(sink->Write(*chunk));
+  }
+  return sink->Finish();
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenOne(const std::string& file,
+                                                                 const InputOptions& options) {
+  const std::string format = FormatOf(file, options.format);
+  const std::string name = DisplayName(file);
+  if (format.empty()) {
     return DeltaError(DeltaErrorCode::kInvalidArgument,
                       fmt::format("cannot tell the format of input {}: give --input-format "
                                   "csv|json|parquet",
                                   file));
   }
-  return std::make_shared<FileReader>(reader, file, table_schema);
+  if (format != "csv" && !options.header) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("--no-header applies to CSV input, not to {} input {}", format,
+                                  name));
+  }
+  if (format == "parquet" && options.declared) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("--schema applies to CSV and JSON input; Parquet input {} "
+                                  "carries its own types",
+                                  name));
+  }
+  std::shared_ptr<arrow::io::InputStream> stream;
+  std::shared_ptr<arrow::io::RandomAccessFile> random;
+  if (file == "-") {
+    stream = std::make_shared<arrow::io::StdinStream>();
+  } else {
+    ARROW_ASSIGN_OR_RAISE(auto opened, OpenFile(file));
+    random = opened;
+    stream = opened;
+  }
+  if (format == "csv") {
+    CsvInputOptions csv;
+    csv.header = options.header;
+    csv.types = ColumnTypes(options);
+    csv.table_schema = options.table_schema;
+    csv.merge_schema = options.merge_schema;
+    if (options.declared) {
+      for (const auto& f : options.declared->fields()) csv.declared_names.push_back(f->name());
+    }
+    const auto& source = options.declared ? options.declared : options.table_schema;
+    if (source) {
+      for (const auto& f : source->fields()) csv.column_names.push_back(f->name());
+    }
+    if (!csv.header && csv.column_names.empty()) {
+      return DeltaError(DeltaErrorCode::kInvalidArgument,
+                        "--no-header needs the columns of the input: give --schema 'name TYPE, "
+                        "...' (or write to an existing table, whose columns are used in order)");
+    }
+    return OpenCsvInput(stream, name, csv);
+  }
+  if (format == "json") return OpenJson(stream, name, ColumnTypes(options));
+  if (!random) {
+    ARROW_ASSIGN_OR_RAISE(auto all, ReadAll(*stream, name));
+    random = std::make_shared<arrow::io::BufferReader>(all);
+  }
+  return OpenParquet(random, name);
 }
 
 // Reads the inputs one after another.
 class ChainedReader : public arrow::RecordBatchReader {
  public:
-  ChainedReader(std::vector<std::string> files, std::string format,
-                std::shared_ptr<arrow::Schema> table_schema,
+  ChainedReader(std::vector<std::string> files, InputOptions options,
                 std::shared_ptr<arrow::RecordBatchReader> first)
-      : files_(std::move(files)), format_(std::move(format)),
-        table_schema_(std::move(table_schema)), current_(std::move(first)) {}
-  std::shared_ptr<arrow::Schema> schema() const override { return current_schema_ ? current_schema_ : current_->schema(); }
+      : files_(std::move(files)), options_(std::move(options)), current_(std::move(first)),
+        first_schema_(current_->schema()) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return first_schema_; }
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
-    if (!current_schema_) current_schema_ = current_->schema();
     while (true) {
       ARROW_RETURN_NOT_OK(current_->ReadNext(out));
       if (*out) return arrow::Status::OK();
       if (++index_ >= files_.size()) return arrow::Status::OK();
-      ARROW_ASSIGN_OR_RAISE(current_, OpenOne(files_[index_], FormatOf(files_[index_], format_),
-                                              table_schema_));
-      if (!current_->schema()->Equals(*current_schema_, false)) {
+      ARROW_ASSIGN_OR_RAISE(current_, OpenOne(files_[index_], options_));
+      if (!current_->schema()->Equals(*first_schema_, false)) {
         return DeltaError(DeltaErrorCode::kSchemaMismatch,
                           fmt::format("input {} has columns {} but the first input has {}",
-                                      files_[index_], current_->schema()->ToString(),
-                                      current_schema_->ToString()));
+                                      DisplayName(files_[index_]), current_->schema()->ToString(),
+                                      first_schema_->ToString()));
       }
     }
   }
 
  private:
   std::vector<std::string> files_;
-  std::string format_;
-  std::shared_ptr<arrow::Schema> table_schema_;
+  InputOptions options_;
   std::shared_ptr<arrow::RecordBatchReader> current_;
-  std::shared_ptr<arrow::Schema> current_schema_;
+  std::shared_ptr<arrow::Schema> first_schema_;
   size_t index_ = 0;
 };
 
 }  // namespace
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenInputs(
-    const std::vector<std::string>& files, const std::string& format,
-    const std::shared_ptr<arrow::Schema>& table_schema) {
+    const std::vector<std::string>& files, const InputOptions& options) {
   if (files.empty()) return DeltaError(DeltaErrorCode::kInvalidArgument, "no input files given");
+  size_t stdin_count = 0;
   for (const auto& f : files) {
-    if (f == "-" && format.empty()) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument, "reading stdin ('-') needs --input-format");
+    if (f != "-") continue;
+    ++stdin_count;
+    if (options.format.empty()) {
+      return DeltaError(DeltaErrorCode::kInvalidArgument,
+                        "reading stdin ('-') needs --input-format");
     }
   }
-  ARROW_ASSIGN_OR_RAISE(auto first, OpenOne(files[0], FormatOf(files[0], format), table_schema));
+  if (stdin_count > 1) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument, "stdin ('-') can be given only once");
+  }
+  // Every file is opened (and a CSV header checked) before any row is read, so that a bad
+  // later file is refused before anything is written.
+  for (size_t i = 1; i < files.size(); ++i) {
+    if (files[i] != "-") ARROW_RETURN_NOT_OK(OpenOne(files[i], options).status());
+  }
+  ARROW_ASSIGN_OR_RAISE(auto first, OpenOne(files[0], options));
   if (files.size() == 1) return first;
-  return std::make_shared<ChainedReader>(files, format, table_schema, first);
+  return std::make_shared<ChainedReader>(files, options, first);
 }
-
 
 }  // namespace deltacpp::cli

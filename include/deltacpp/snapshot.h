@@ -12,6 +12,7 @@
 #include "deltacpp/actions.h"
 #include "deltacpp/schema.h"
 #include "deltacpp/storage.h"
+#include "deltacpp/table_config.h"
 
 namespace deltacpp {
 
@@ -33,6 +34,8 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
     Metadata metadata;
     std::shared_ptr<arrow::Schema> schema;  ///< logical schema
     ColumnMappingMode column_mapping_mode = ColumnMappingMode::kNone;
+    /// `metadata.configuration`, typed (parsed once when the snapshot is built).
+    TableConfig config;
     /// Live add actions, one row each, columns as the protocol names them (path,
     /// partitionValues, size, modificationTime, dataChange, stats, tags, deletionVector,
     /// baseRowId, defaultRowCommitVersion, clusteringProvider).
@@ -62,6 +65,8 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
     return state_.metadata.configuration;
   }
   ColumnMappingMode column_mapping_mode() const { return state_.column_mapping_mode; }
+  /// Table properties, typed, with delta-spark's defaults for the ones not set.
+  const TableConfig& config() const { return state_.config; }
   /// Live files, columnar (see State::files).
   const std::shared_ptr<arrow::RecordBatch>& files() const { return state_.files; }
   int64_t num_files() const { return state_.files ? state_.files->num_rows() : 0; }

@@ -27,33 +27,18 @@
 #include "protocol/partition_values.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
+#include "protocol/table_properties.h"
 
 namespace deltacpp::internal {
 
 namespace {
 
-constexpr char kDeletedFileRetentionKey[] = "delta.deletedFileRetentionDuration";
-constexpr std::string_view kDefaultDeletedFileRetention = "interval 1 week";
-constexpr char kLogRetentionKey[] = "delta.logRetentionDuration";
-constexpr std::string_view kDefaultLogRetention = "interval 30 days";
-constexpr char kTxnRetentionKey[] = "delta.setTransactionRetentionDuration";
 constexpr int64_t kMsPerDay = 86'400'000;
 
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-// True when the property is set to `value` (ignoring case and surrounding blanks).
-bool PropertyEquals(const std::map<std::string, std::string>& props, const std::string& key,
-                    std::string_view value) {
-  auto it = props.find(key);
-  if (it == props.end()) return false;
-  std::string_view v = it->second;
-  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
-  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
-  return Lower(v) == value;
 }
 
 bool IsCheckpoint(LogFileKind kind) {
@@ -189,9 +174,9 @@ class AddColumn {
  public:
   static arrow::Result<AddColumn> Make(const Snapshot& snapshot, const arrow::RecordBatch& files) {
     AddColumn col;
-    const auto& props = snapshot.properties();
-    col.stats_json_ = !PropertyEquals(props, "delta.checkpoint.writeStatsAsJson", "false");
-    const bool typed = !PropertyEquals(props, "delta.checkpoint.writeStatsAsStruct", "false");
+    const TableConfig& config = snapshot.config();
+    col.stats_json_ = config.checkpoint_write_stats_as_json;
+    const bool typed = config.checkpoint_write_stats_as_struct;
     const auto& schema = snapshot.schema();
     const auto& partition_columns = snapshot.partition_columns();
 
@@ -683,80 +668,6 @@ std::optional<int64_t> LastCheckpointVersion(LogStore& store, const std::string&
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// Intervals
-
-arrow::Result<int64_t> ParseIntervalMs(std::string_view text, std::string_view property) {
-  auto fail = [&](std::string_view why) {
-    return DeltaError(DeltaErrorCode::kInvalidArgument,
-                      fmt::format("table property {}: invalid interval '{}': {}", property, text,
-                                  why));
-  };
-  std::vector<std::string> tokens;
-  {
-    const std::string lower = Lower(text);
-    size_t i = 0;
-    while (i < lower.size()) {
-      while (i < lower.size() && std::isspace(static_cast<unsigned char>(lower[i]))) ++i;
-      size_t start = i;
-      while (i < lower.size() && !std::isspace(static_cast<unsigned char>(lower[i]))) ++i;
-      if (i > start) tokens.push_back(lower.substr(start, i - start));
-    }
-  }
-  size_t pos = 0;
-  if (!tokens.empty() && tokens[0] == "interval") pos = 1;
-  if (pos >= tokens.size()) return fail("expected '<number> <unit>', e.g. 'interval 7 days'");
-  int64_t total = 0;
-  while (pos < tokens.size()) {
-    std::string_view number = tokens[pos];
-    if (!number.empty() && number.front() == '+') number.remove_prefix(1);
-    int64_t amount = 0;
-    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), amount);
-    if (number.empty() || ec != std::errc() || end != number.data() + number.size()) {
-      return fail(fmt::format("'{}' is not a whole number", tokens[pos]));
-    }
-    if (pos + 1 >= tokens.size()) return fail(fmt::format("no unit after '{}'", tokens[pos]));
-    std::string unit = tokens[pos + 1];
-    if (unit.size() > 1 && unit.back() == 's') unit.pop_back();
-    int64_t factor = 0;
-    if (unit == "millisecond") {
-      factor = 1;
-    } else if (unit == "second") {
-      factor = 1000;
-    } else if (unit == "minute") {
-      factor = 60'000;
-    } else if (unit == "hour") {
-      factor = 3'600'000;
-    } else if (unit == "day") {
-      factor = kMsPerDay;
-    } else if (unit == "week") {
-      factor = 7 * kMsPerDay;
-    } else if (unit == "month" || unit == "year") {
-      return fail("months and years are not allowed (their length varies); use days or weeks");
-    } else {
-      return fail(fmt::format("unknown unit '{}' (use milliseconds, seconds, minutes, hours, "
-                              "days or weeks)",
-                              tokens[pos + 1]));
-    }
-    int64_t part = 0;
-    if (__builtin_mul_overflow(amount, factor, &part) ||
-        __builtin_add_overflow(total, part, &total)) {
-      return fail("out of range");
-    }
-    pos += 2;
-  }
-  if (total < 0) return fail("must not be negative");
-  return total;
-}
-
-arrow::Result<int64_t> IntervalPropertyMs(const std::map<std::string, std::string>& properties,
-                                          const std::string& key,
-                                          std::string_view default_interval) {
-  auto it = properties.find(key);
-  return ParseIntervalMs(it == properties.end() ? default_interval : std::string_view(it->second),
-                         key);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Checkpoints
 
 arrow::Status WriteCheckpoint(const Snapshot& snapshot) {
@@ -776,19 +687,22 @@ arrow::Result<CheckpointWriteResult> WriteCheckpoint(const Snapshot& snapshot,
   const std::string& root = snapshot.table_root();
   const int64_t version = snapshot.version();
   const std::string log_dir = LogDir(root);
-  const auto& props = snapshot.properties();
+  const TableConfig& config = snapshot.config();
   const int64_t now = options.now_ms.value_or(WallClockMillis());
-
-  ARROW_ASSIGN_OR_RAISE(int64_t tombstone_retention,
-                        IntervalPropertyMs(props, kDeletedFileRetentionKey,
-                                           kDefaultDeletedFileRetention));
+  // What a checkpoint holds depends on these: refuse rather than guess at a malformed one.
+  const std::string context = fmt::format("table {} version {}: checkpoint", root, version);
+  for (const char* key :
+       {"delta.deletedFileRetentionDuration", "delta.setTransactionRetentionDuration",
+        "delta.checkpointPolicy", "delta.checkpoint.writeStatsAsJson",
+        "delta.checkpoint.writeStatsAsStruct"}) {
+    ARROW_RETURN_NOT_OK(config.CheckValid(key, context));
+  }
+  const int64_t tombstone_retention = config.deleted_file_retention_ms;
   std::vector<Txn> txns;
   {
     std::optional<int64_t> txn_cutoff;
-    if (props.count(kTxnRetentionKey) > 0) {
-      ARROW_ASSIGN_OR_RAISE(int64_t retention,
-                            ParseIntervalMs(props.at(kTxnRetentionKey), kTxnRetentionKey));
-      txn_cutoff = now - retention;
+    if (config.set_transaction_retention_ms) {
+      txn_cutoff = now - *config.set_transaction_retention_ms;
     }
     for (const auto& [app, txn] : snapshot.txns()) {
       if (txn_cutoff && (!txn.last_updated || *txn.last_updated <= *txn_cutoff)) continue;
@@ -811,7 +725,7 @@ arrow::Result<CheckpointWriteResult> WriteCheckpoint(const Snapshot& snapshot,
   const auto features = EffectiveFeatures(snapshot.protocol());
   const bool v2 =
       std::find(features.begin(), features.end(), "v2Checkpoint") != features.end() &&
-      PropertyEquals(props, "delta.checkpointPolicy", "v2");
+      config.checkpoint_policy == CheckpointPolicy::kV2;
 
   ARROW_ASSIGN_OR_RAISE(auto segment, BuildLogSegment(store, root, version));
   ARROW_ASSIGN_OR_RAISE(auto tombstones,
@@ -876,10 +790,13 @@ arrow::Result<CheckpointWriteResult> WriteCheckpoint(const Snapshot& snapshot,
 // Log cleanup
 
 arrow::Status CleanupExpiredLogs(const Snapshot& snapshot, int64_t now_ms) {
-  const auto& props = snapshot.properties();
-  if (PropertyEquals(props, "delta.enableExpiredLogCleanup", "false")) return arrow::Status::OK();
-  ARROW_ASSIGN_OR_RAISE(int64_t retention,
-                        IntervalPropertyMs(props, kLogRetentionKey, kDefaultLogRetention));
+  const TableConfig& config = snapshot.config();
+  const std::string context =
+      fmt::format("table {} version {}: log cleanup", snapshot.table_root(), snapshot.version());
+  ARROW_RETURN_NOT_OK(config.CheckValid("delta.enableExpiredLogCleanup", context));
+  if (!config.enable_expired_log_cleanup) return arrow::Status::OK();
+  ARROW_RETURN_NOT_OK(config.CheckValid("delta.logRetentionDuration", context));
+  const int64_t retention = config.log_retention_ms;
   if (!snapshot.store()) {
     return DeltaError(DeltaErrorCode::kInvalidArgument, "log cleanup of a snapshot without a store");
   }

@@ -83,15 +83,5 @@ arrow::Result<CheckpointWriteResult> WriteCheckpoint(const Snapshot& snapshot,
 /// Errors: InvalidArgument for a malformed `delta.logRetentionDuration`; I/O errors.
 arrow::Status CleanupExpiredLogs(const Snapshot& snapshot, int64_t now_ms);
 
-/// Milliseconds of a Delta interval property value such as `interval 7 days`, `2 weeks`,
-/// `interval 1 hour 30 minutes` (case-insensitive; units millisecond, second, minute, hour,
-/// day, week, singular or plural). Months and years are rejected (their length varies), as are
-/// negative totals. Errors are InvalidArgument naming `property` and the value.
-arrow::Result<int64_t> ParseIntervalMs(std::string_view text, std::string_view property);
-
-/// The interval table property `key` in milliseconds, or `default_interval` when unset.
-arrow::Result<int64_t> IntervalPropertyMs(const std::map<std::string, std::string>& properties,
-                                          const std::string& key,
-                                          std::string_view default_interval);
 
 }  // namespace deltacpp::internal

@@ -11,7 +11,7 @@ namespace deltacpp::internal {
 
 arrow::Result<CommitTimeline> CommitTimeline::Load(std::shared_ptr<LogStore> store,
                                                    const std::string& table_root,
-                                                   const Metadata& latest_metadata) {
+                                                   const TableConfig& latest_config) {
   CommitTimeline t;
   t.store_ = std::move(store);
   t.table_root_ = table_root;
@@ -43,22 +43,8 @@ arrow::Result<CommitTimeline> CommitTimeline::Load(std::shared_ptr<LogStore> sto
   if (!t.file_times_.count(t.earliest_) && checkpoint_times.count(t.earliest_)) {
     t.file_times_[t.earliest_] = checkpoint_times[t.earliest_];
   }
-  const auto& conf = latest_metadata.configuration;
-  auto ict = conf.find("delta.enableInCommitTimestamps");
-  if (ict != conf.end() && ict->second == "true") {
-    int64_t since = 0;
-    auto ev = conf.find("delta.inCommitTimestampEnablementVersion");
-    if (ev != conf.end()) {
-      const std::string& text = ev->second;
-      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), since);
-      if (ec != std::errc() || end != text.data() + text.size() || since < 0) {
-        return DeltaError(DeltaErrorCode::kCorruptLog,
-                          fmt::format("table {}: delta.inCommitTimestampEnablementVersion='{}' "
-                                      "is not a version",
-                                      table_root, text));
-      }
-    }
-    t.ict_since_ = since;
+  if (latest_config.in_commit_timestamps) {
+    t.ict_since_ = latest_config.in_commit_timestamp_enablement_version.value_or(0);
   }
   return t;
 }

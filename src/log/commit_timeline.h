@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "deltacpp/table_config.h"
 #include "deltacpp/storage.h"
 #include "log/log_segment.h"
 #include "protocol/actions.h"
@@ -18,11 +19,11 @@ namespace deltacpp::internal {
 /// The table's commits with what is needed to date them.
 class CommitTimeline {
  public:
-  /// Lists the log and notes, from `latest_metadata`, whether and since when in-commit
-  /// timestamps are in force.
+  /// Lists the log and notes, from the latest version's table properties, whether and since
+  /// when in-commit timestamps are in force.
   static arrow::Result<CommitTimeline> Load(std::shared_ptr<LogStore> store,
                                             const std::string& table_root,
-                                            const Metadata& latest_metadata);
+                                            const TableConfig& latest_config);
 
   /// Earliest reconstructable and latest versions.
   int64_t earliest() const { return earliest_; }

@@ -110,7 +110,7 @@ arrow::Result<std::shared_ptr<Snapshot>> DeltaTable::SnapshotAt(
 
 arrow::Result<int64_t> DeltaTable::VersionAtTimestamp(int64_t timestamp_ms) const {
   ARROW_ASSIGN_OR_RAISE(auto latest, Latest());
-  ARROW_ASSIGN_OR_RAISE(auto timeline, CommitTimeline::Load(store_, root_, latest->metadata()));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, CommitTimeline::Load(store_, root_, latest->config()));
   return timeline.VersionAt(timestamp_ms);
 }
 
@@ -135,7 +135,7 @@ std::string MemberJson(const std::string& commit_info_json, const char* key) {
 
 arrow::Result<std::vector<HistoryEntry>> DeltaTable::History(std::optional<int64_t> limit) const {
   ARROW_ASSIGN_OR_RAISE(auto latest, Latest());
-  ARROW_ASSIGN_OR_RAISE(auto timeline, CommitTimeline::Load(store_, root_, latest->metadata()));
+  ARROW_ASSIGN_OR_RAISE(auto timeline, CommitTimeline::Load(store_, root_, latest->config()));
   // The timeline has listed the log already; newest commits first.
   std::vector<std::pair<int64_t, FileEntry>> commits;
   for (auto it = timeline.commits().rbegin(); it != timeline.commits().rend(); ++it) {

@@ -151,11 +151,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> AssembleLiveFiles(std::vector
   return arrow::RecordBatch::Make(FileActionSchema(), total, std::move(columns));
 }
 
-int64_t CommitTimestamp(const std::optional<CommitInfo>& ci, const Metadata& metadata,
+int64_t CommitTimestamp(const std::optional<CommitInfo>& ci, const TableConfig& config,
                         int64_t file_time_ms) {
-  auto it = metadata.configuration.find("delta.enableInCommitTimestamps");
-  bool ict = it != metadata.configuration.end() && it->second == "true";
-  if (ict && ci && ci->in_commit_timestamp) return *ci->in_commit_timestamp;
+  if (config.in_commit_timestamps && ci && ci->in_commit_timestamp) return *ci->in_commit_timestamp;
   return file_time_ms;
 }
 
@@ -240,9 +238,22 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
                            schema.status().detail());
     }
     state.schema = *schema;
-    ARROW_ASSIGN_OR_RAISE(state.column_mapping_mode,
-                          ParseColumnMappingMode(state.metadata.configuration));
   }
+  state.config = TableConfig::Parse(state.metadata.configuration);
+  if (state.config.invalid.count("delta.columnMapping.mode")) {
+    return DeltaError(DeltaErrorCode::kUnsupportedFeature,
+                      fmt::format("{}: unsupported column mapping mode '{}' in "
+                                  "delta.columnMapping.mode",
+                                  at, state.metadata.configuration.at("delta.columnMapping.mode")));
+  }
+  // Readers date commits by these: a malformed value would misdate every version.
+  for (const char* key : {"delta.enableInCommitTimestamps",
+                          "delta.inCommitTimestampEnablementVersion",
+                          "delta.inCommitTimestampEnablementTimestamp"}) {
+    auto st = state.config.CheckValid(key, at);
+    if (!st.ok()) return DeltaError(DeltaErrorCode::kCorruptLog, st.message());
+  }
+  state.column_mapping_mode = state.config.column_mapping_mode;
 
   // File actions: newest commit first; within a commit adds before removes, so a file that is
   // both removed and re-added in one commit stays live.
@@ -314,7 +325,7 @@ arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>&
   } else if (!segment.checkpoint_files.empty()) {
     file_time = segment.checkpoint_files[0].entry.modification_time_ms;
   }
-  state.timestamp_ms = CommitTimestamp(state.commit_info, state.metadata, file_time);
+  state.timestamp_ms = CommitTimestamp(state.commit_info, state.config, file_time);
   return state;
 }
 
@@ -341,7 +352,7 @@ arrow::Result<Snapshot::State> ReplayCommitsOnto(const Snapshot::State& base,
                         Reconcile(root, base.store, commits.back().name.version, parsed, previous));
   state.checkpoint_version = base.checkpoint_version;
   state.commit_info = parsed.back().commit_info;
-  state.timestamp_ms = CommitTimestamp(state.commit_info, state.metadata,
+  state.timestamp_ms = CommitTimestamp(state.commit_info, state.config,
                                        commits.back().entry.modification_time_ms);
   return state;
 }

@@ -21,7 +21,7 @@
 #include "log/file_action_schema.h"
 #include "log/checkpoint_writer.h"
 #include "ops/op_util.h"
-#include "ops/table_properties.h"
+#include "protocol/table_properties.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
 #include "txn/writer_features.h"

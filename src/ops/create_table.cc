@@ -5,7 +5,7 @@
 #include "deltacpp/error.h"
 #include "ops/op_util.h"
 #include "ops/table_definition.h"
-#include "ops/table_properties.h"
+#include "protocol/table_properties.h"
 #include "protocol/table_features.h"
 #include "txn/writer_features.h"
 

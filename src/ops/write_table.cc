@@ -18,7 +18,7 @@
 #include "ops/row_constraints.h"
 #include "ops/schema_alignment.h"
 #include "ops/table_definition.h"
-#include "ops/table_properties.h"
+#include "protocol/table_properties.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
 #include "txn/writer_features.h"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "deltacpp/error.h"
+#include "deltacpp/table_config.h"
 
 namespace deltacpp {
 
@@ -466,16 +467,14 @@ arrow::Result<std::string> SchemaToDeltaJson(const arrow::Schema& schema) {
 }
 
 arrow::Result<ColumnMappingMode> ParseColumnMappingMode(const std::map<std::string, std::string>& configuration) {
-  auto it = configuration.find("delta.columnMapping.mode");
-  if (it == configuration.end()) return ColumnMappingMode::kNone;
-  std::string value(Trim(it->second));
-  std::transform(value.begin(), value.end(), value.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (value == "none") return ColumnMappingMode::kNone;
-  if (value == "name") return ColumnMappingMode::kName;
-  if (value == "id") return ColumnMappingMode::kId;
-  return DeltaError(DeltaErrorCode::kUnsupportedFeature,
-                    "unsupported column mapping mode '" + it->second + "' in delta.columnMapping.mode");
+  const auto config = TableConfig::Parse(configuration);
+  if (config.invalid.count("delta.columnMapping.mode")) {
+    return DeltaError(DeltaErrorCode::kUnsupportedFeature,
+                      "unsupported column mapping mode '" +
+                          configuration.at("delta.columnMapping.mode") +
+                          "' in delta.columnMapping.mode");
+  }
+  return config.column_mapping_mode;
 }
 
 std::optional<std::string> FieldMetadataString(const arrow::Field& field, std::string_view key) {

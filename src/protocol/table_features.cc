@@ -6,6 +6,7 @@
 #include <array>
 
 #include "deltacpp/error.h"
+#include "deltacpp/table_config.h"
 
 namespace deltacpp::internal {
 
@@ -122,11 +123,6 @@ bool HasTimestampNtz(const arrow::DataType& type) {
   return false;
 }
 
-bool IsTrue(const std::map<std::string, std::string>& conf, const std::string& key) {
-  auto it = conf.find(key);
-  return it != conf.end() && (it->second == "true" || it->second == "TRUE" || it->second == "True");
-}
-
 }  // namespace
 
 bool IsReaderWriterFeature(std::string_view feature) {
@@ -141,21 +137,18 @@ arrow::Result<Protocol> RequiredProtocol(const arrow::Schema& schema,
   for (const auto& [key, value] : conf) {
     if (key.starts_with("delta.constraints.")) needed.insert("checkConstraints");
   }
-  if (IsTrue(conf, "delta.appendOnly")) needed.insert("appendOnly");
-  if (IsTrue(conf, "delta.enableChangeDataFeed")) needed.insert("changeDataFeed");
-  if (IsTrue(conf, "delta.enableDeletionVectors")) needed.insert("deletionVectors");
-  if (IsTrue(conf, "delta.enableInCommitTimestamps")) needed.insert("inCommitTimestamp");
-  if (IsTrue(conf, "delta.enableTypeWidening")) needed.insert("typeWidening");
-  if (IsTrue(conf, "delta.enableRowTracking")) {
+  const auto config = TableConfig::Parse(conf);
+  if (config.append_only) needed.insert("appendOnly");
+  if (config.change_data_feed) needed.insert("changeDataFeed");
+  if (config.deletion_vectors) needed.insert("deletionVectors");
+  if (config.in_commit_timestamps) needed.insert("inCommitTimestamp");
+  if (config.type_widening) needed.insert("typeWidening");
+  if (config.row_tracking) {
     needed.insert("rowTracking");
     needed.insert("domainMetadata");
   }
-  if (auto it = conf.find("delta.checkpointPolicy"); it != conf.end() && it->second == "v2") {
-    needed.insert("v2Checkpoint");
-  }
-  if (auto it = conf.find("delta.columnMapping.mode"); it != conf.end() && it->second != "none") {
-    needed.insert("columnMapping");
-  }
+  if (config.checkpoint_policy == CheckpointPolicy::kV2) needed.insert("v2Checkpoint");
+  if (config.column_mapping_mode != ColumnMappingMode::kNone) needed.insert("columnMapping");
   for (const auto& f : schema.fields()) {
     if (FieldHasMetadata(*f, "delta.generationExpression")) needed.insert("generatedColumns");
     if (FieldHasMetadata(*f, "delta.identity.start")) needed.insert("identityColumns");

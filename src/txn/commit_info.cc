@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "deltacpp/table_config.h"
 #include "util/clock.h"
 #include "util/uri.h"
 
@@ -20,8 +21,7 @@ const char* IsolationLevelName(IsolationLevel level) {
 }
 
 bool InCommitTimestampsEnabled(const Metadata& metadata) {
-  auto it = metadata.configuration.find("delta.enableInCommitTimestamps");
-  return it != metadata.configuration.end() && EqualsIgnoreCase(it->second, "true");
+  return TableConfig::Parse(metadata.configuration).in_commit_timestamps;
 }
 
 int64_t NextInCommitTimestamp(int64_t now_ms, std::optional<int64_t> previous_ms) {

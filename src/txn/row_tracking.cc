@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "deltacpp/table_config.h"
 #include "deltacpp/error.h"
 #include "protocol/table_features.h"
 #include "util/random_uuid.h"
@@ -13,11 +14,6 @@
 namespace deltacpp::internal {
 
 namespace {
-
-bool PropertyIsTrue(const Metadata& metadata, std::string_view key) {
-  auto it = metadata.configuration.find(std::string(key));
-  return it != metadata.configuration.end() && EqualsIgnoreCase(it->second, "true");
-}
 
 arrow::Status Invalid(const std::string& table_root, const std::string& what) {
   return DeltaError(DeltaErrorCode::kInvalidArgument,
@@ -33,13 +29,14 @@ bool RowTrackingSupported(const Protocol& protocol) {
 
 bool RowIdAssignmentRequired(const Protocol& protocol, const Metadata& metadata) {
   return RowTrackingSupported(protocol) &&
-         !PropertyIsTrue(metadata, "delta.rowTrackingSuspended");
+         !TableConfig::Parse(metadata.configuration).row_tracking_suspended;
 }
 
 arrow::Status ValidateRowTrackingMetadata(const Protocol& protocol, const Metadata& metadata,
                                           const std::string& table_root) {
-  if (!PropertyIsTrue(metadata, "delta.enableRowTracking")) return arrow::Status::OK();
-  if (PropertyIsTrue(metadata, "delta.rowTrackingSuspended")) {
+  const auto config = TableConfig::Parse(metadata.configuration);
+  if (!config.row_tracking) return arrow::Status::OK();
+  if (config.row_tracking_suspended) {
     return Invalid(table_root,
                    "delta.enableRowTracking and delta.rowTrackingSuspended cannot both be true");
   }

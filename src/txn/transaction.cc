@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "deltacpp/error.h"
+#include "deltacpp/table_config.h"
 #include "deltacpp/version.h"
 #include "expr/binder.h"
 #include "expr/parser.h"
@@ -38,7 +39,6 @@ using internal::RebasedTableState;
 using internal::RowIdAssignment;
 using internal::WinningCommit;
 
-constexpr int64_t kDefaultCheckpointInterval = 10;
 
 arrow::Status Invalid(const std::string& table_root, const std::string& what) {
   return DeltaError(DeltaErrorCode::kInvalidArgument,
@@ -59,22 +59,6 @@ arrow::Status ValidateOptions(const TransactionOptions& options, const std::stri
                    "that change no data");
   }
   return arrow::Status::OK();
-}
-
-int64_t CheckpointInterval(const Metadata& metadata) {
-  auto it = metadata.configuration.find("delta.checkpointInterval");
-  if (it == metadata.configuration.end()) return kDefaultCheckpointInterval;
-  int64_t value = 0;
-  const char* begin = it->second.data();
-  const char* end = begin + it->second.size();
-  auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr != end || value <= 0) return kDefaultCheckpointInterval;
-  return value;
-}
-
-bool PropertyIsTrue(const Metadata& metadata, const std::string& key) {
-  auto it = metadata.configuration.find(key);
-  return it != metadata.configuration.end() && internal::EqualsIgnoreCase(it->second, "true");
 }
 
 bool HasFeature(const Protocol& protocol, std::string_view feature) {
@@ -221,7 +205,7 @@ arrow::Status TransactionImpl::Validate(const RebasedTableState& state) const {
     ARROW_RETURN_NOT_OK(internal::ValidateRowTrackingMetadata(protocol, metadata, table_root_));
     ARROW_RETURN_NOT_OK(CheckChangeDataFeedColumns(metadata));
   }
-  if (PropertyIsTrue(metadata, "delta.appendOnly")) {
+  if (TableConfig::Parse(metadata.configuration).append_only) {
     for (const auto& r : removes_) {
       if (r.data_change) {
         return DeltaError(DeltaErrorCode::kAppendOnlyViolation,
@@ -250,8 +234,7 @@ arrow::Status TransactionImpl::CheckChangeDataFeedColumns(const Metadata& metada
   // The change data feed adds these columns to the rows it returns, so a table that has one of
   // them cannot have the feed (delta-spark refuses both orders: enabling the feed and adding the
   // column). Names compare case-insensitively, as Spark resolves them.
-  if (!PropertyIsTrue(metadata, "delta.enableChangeDataFeed") &&
-      !PropertyIsTrue(metadata, "delta.enableChangeDataCapture")) {
+  if (!TableConfig::Parse(metadata.configuration).change_data_feed) {
     return arrow::Status::OK();
   }
   ARROW_ASSIGN_OR_RAISE(auto schema, internal::SchemaFromDeltaJson(metadata.schema_string));
@@ -473,7 +456,7 @@ arrow::Result<std::vector<WinningCommit>> TransactionImpl::ReadWinners(int64_t f
 }
 
 bool TransactionImpl::MaybeCheckpoint(int64_t version, const Metadata& metadata) const {
-  if (version == 0 || version % CheckpointInterval(metadata) != 0) return false;
+  if (version == 0 || version % TableConfig::Parse(metadata.configuration).checkpoint_interval != 0) return false;
   // A checkpoint only speeds up later reads: failing to write one leaves the commit intact.
   std::shared_ptr<DeltaTable> table = table_;
   if (!table) {

@@ -8,6 +8,7 @@
 #include "deltacpp/api.h"
 #include "deltacpp/error.h"
 #include "log/checkpoint_writer.h"
+#include "protocol/table_properties.h"
 #include "log_test_util.h"
 #include "support/fixture_writer.h"
 #include "support/temp_dir.h"
@@ -225,14 +226,9 @@ TEST(IntervalParsing, RejectsMonthsYearsAndMalformedText) {
 }
 
 TEST(IntervalParsing, PropertyDefaultsApplyWhenUnset) {
-  std::map<std::string, std::string> props = {{"delta.logRetentionDuration", "interval 2 days"}};
-  EXPECT_EQ(internal::IntervalPropertyMs(props, "delta.logRetentionDuration", "interval 30 days")
-                .ValueOrDie(),
-            2 * kDayMs);
-  EXPECT_EQ(internal::IntervalPropertyMs(props, "delta.deletedFileRetentionDuration",
-                                         "interval 1 week")
-                .ValueOrDie(),
-            7 * kDayMs);
+  auto config = TableConfig::Parse({{"delta.logRetentionDuration", "interval 2 days"}});
+  EXPECT_EQ(config.log_retention_ms, 2 * kDayMs);
+  EXPECT_EQ(config.deleted_file_retention_ms, 7 * kDayMs);
 }
 
 }  // namespace

@@ -1,14 +1,104 @@
 // Known table properties and their validation.
-#include "ops/table_properties.h"
+#include "protocol/table_properties.h"
 
 #include <fmt/core.h>
 
+#include <cctype>
+#include <charconv>
+#include <string>
+#include <vector>
+
 #include "deltacpp/error.h"
-#include "log/checkpoint_writer.h"
-#include "ops/op_util.h"
 #include "util/uri.h"
 
 namespace deltacpp::internal {
+
+namespace {
+
+constexpr int64_t kMsPerDay = 86'400'000;
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+arrow::Result<int64_t> ParseIntervalMs(std::string_view text, std::string_view property) {
+  auto fail = [&](std::string_view why) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("table property {}: invalid interval '{}': {}", property, text,
+                                  why));
+  };
+  std::vector<std::string> tokens;
+  {
+    const std::string lower = Lower(text);
+    size_t i = 0;
+    while (i < lower.size()) {
+      while (i < lower.size() && std::isspace(static_cast<unsigned char>(lower[i]))) ++i;
+      size_t start = i;
+      while (i < lower.size() && !std::isspace(static_cast<unsigned char>(lower[i]))) ++i;
+      if (i > start) tokens.push_back(lower.substr(start, i - start));
+    }
+  }
+  size_t pos = 0;
+  if (!tokens.empty() && tokens[0] == "interval") pos = 1;
+  if (pos >= tokens.size()) return fail("expected '<number> <unit>', e.g. 'interval 7 days'");
+  int64_t total = 0;
+  while (pos < tokens.size()) {
+    std::string_view number = tokens[pos];
+    if (!number.empty() && number.front() == '+') number.remove_prefix(1);
+    int64_t amount = 0;
+    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), amount);
+    if (number.empty() || ec != std::errc() || end != number.data() + number.size()) {
+      return fail(fmt::format("'{}' is not a whole number", tokens[pos]));
+    }
+    if (pos + 1 >= tokens.size()) return fail(fmt::format("no unit after '{}'", tokens[pos]));
+    std::string unit = tokens[pos + 1];
+    if (unit.size() > 1 && unit.back() == 's') unit.pop_back();
+    int64_t factor = 0;
+    if (unit == "millisecond") {
+      factor = 1;
+    } else if (unit == "second") {
+      factor = 1000;
+    } else if (unit == "minute") {
+      factor = 60'000;
+    } else if (unit == "hour") {
+      factor = 3'600'000;
+    } else if (unit == "day") {
+      factor = kMsPerDay;
+    } else if (unit == "week") {
+      factor = 7 * kMsPerDay;
+    } else if (unit == "month" || unit == "year") {
+      return fail("months and years are not allowed (their length varies); use days or weeks");
+    } else {
+      return fail(fmt::format("unknown unit '{}' (use milliseconds, seconds, minutes, hours, "
+                              "days or weeks)",
+                              tokens[pos + 1]));
+    }
+    int64_t part = 0;
+    if (__builtin_mul_overflow(amount, factor, &part) ||
+        __builtin_add_overflow(total, part, &total)) {
+      return fail("out of range");
+    }
+    pos += 2;
+  }
+  if (total < 0) return fail("must not be negative");
+  return total;
+}
+
+arrow::Result<int64_t> ParseIntegerProperty(std::string_view text, std::string_view property) {
+  std::string_view digits = text;
+  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("table property {}='{}' is not an integer", property, text));
+  }
+  return v;
+}
 
 const std::vector<KnownProperty>& KnownProperties() {
   using K = PropertyKind;
@@ -80,7 +170,7 @@ arrow::Result<std::string> CheckPropertyValue(const KnownProperty& p, const std:
       if (EqualsIgnoreCase(value, "false")) return std::string("false");
       return DeltaError(DeltaErrorCode::kInvalidArgument, fmt::format("{}='{}': the value must be true or false", key, value));
     case PropertyKind::kInt: {
-      ARROW_ASSIGN_OR_RAISE(int64_t v, IntProperty({{key, value}}, key, 0));
+      ARROW_ASSIGN_OR_RAISE(int64_t v, ParseIntegerProperty(value, key));
       if (v < p.min) {
         return DeltaError(DeltaErrorCode::kInvalidArgument, fmt::format("{}='{}': the value must be at least {}", key, value, p.min));
       }

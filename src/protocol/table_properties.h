@@ -1,6 +1,7 @@
 // The `delta.*` table properties deltacpp knows: which values each takes and which ones a user
 // may set. SET TBLPROPERTIES, CREATE TABLE and writes that create a table all check
-// user-supplied properties here, so a value a later write could not honour is refused up front.
+// user-supplied properties here, so a value a later write could not honour is refused up front;
+// TableConfig::Parse reads a table's properties with the same rules.
 #pragma once
 
 #include <arrow/api.h>
@@ -35,6 +36,15 @@ const std::vector<KnownProperty>& KnownProperties();
 
 /// The entry for `key` (case-insensitive), or nullptr.
 const KnownProperty* FindKnownProperty(std::string_view key);
+
+/// Milliseconds of a Delta interval property value such as `interval 7 days`, `2 weeks`,
+/// `interval 1 hour 30 minutes` (case-insensitive; units millisecond, second, minute, hour,
+/// day, week, singular or plural). Months and years are rejected (their length varies), as are
+/// negative totals. Errors are InvalidArgument naming `property` and the value.
+arrow::Result<int64_t> ParseIntervalMs(std::string_view text, std::string_view property);
+
+/// A whole decimal integer (optional sign, nothing else), or InvalidArgument naming `property`.
+arrow::Result<int64_t> ParseIntegerProperty(std::string_view text, std::string_view property);
 
 /// Validates `value` for `p` and returns the value to store: InvalidArgument for a malformed
 /// value or a managed property, UnsupportedFeature for a property deltacpp does not write.

@@ -5,7 +5,7 @@
 
 #include "commands.h"
 #include "deltacpp/api.h"
-#include "type_names.h"
+#include "deltacpp/schema.h"
 
 namespace deltacpp::cli {
 

@@ -9,7 +9,7 @@
 #include "deltacpp/api.h"
 #include "deltacpp/ops/write.h"
 #include "input_reader.h"
-#include "type_names.h"
+#include "deltacpp/schema.h"
 #include "write_progress.h"
 
 namespace deltacpp::cli {

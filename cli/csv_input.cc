@@ -15,7 +15,7 @@
 #include "deltacpp/error.h"
 #include "prefixed_input_stream.h"
 #include "text_values.h"
-#include "type_names.h"
+#include "deltacpp/schema.h"
 
 namespace deltacpp::cli {
 

@@ -21,7 +21,7 @@
 #include "line_tracking_stream.h"
 #include "prefixed_input_stream.h"
 #include "text_values.h"
-#include "type_names.h"
+#include "deltacpp/schema.h"
 
 namespace deltacpp::cli {
 

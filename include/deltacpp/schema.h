@@ -83,4 +83,10 @@ namespace deltacpp {
 /// n BIGINT GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1)`. Delta
 /// and SQL type names, case-insensitive. InvalidExpression naming the position on errors.
 arrow::Result<std::shared_ptr<arrow::Schema>> SchemaFromDdl(std::string_view ddl);
+
+/// The Delta name of `type` as schemas, type changes and messages spell it: `long`,
+/// `decimal(10,2)`, `timestamp_ntz`, `array<string>`, `map<string,long>`,
+/// `struct<a:long NOT NULL,b:string>`. Types without a Delta name are spelled as Arrow spells
+/// them.
+std::string DeltaTypeName(const arrow::DataType& type);
 }  // namespace deltacpp

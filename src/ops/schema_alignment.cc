@@ -8,6 +8,7 @@
 #include <rapidjson/writer.h>
 
 #include "deltacpp/error.h"
+#include "deltacpp/schema.h"
 #include "protocol/table_features.h"
 #include "util/uri.h"
 
@@ -117,29 +118,6 @@ std::shared_ptr<arrow::DataType> StoredType(const std::shared_ptr<arrow::DataTyp
     return arrow::decimal128(d.precision(), d.scale());
   }
   return input;
-}
-
-// Delta's name of a primitive type that takes part in type widening.
-std::string DeltaTypeName(const arrow::DataType& type) {
-  switch (type.id()) {
-    case arrow::Type::INT8: return "byte";
-    case arrow::Type::INT16: return "short";
-    case arrow::Type::INT32: return "integer";
-    case arrow::Type::INT64: return "long";
-    case arrow::Type::FLOAT: return "float";
-    case arrow::Type::DOUBLE: return "double";
-    case arrow::Type::DATE32: return "date";
-    case arrow::Type::TIMESTAMP:
-      return static_cast<const arrow::TimestampType&>(type).timezone().empty() ? "timestamp_ntz"
-                                                                              : "timestamp";
-    default:
-      break;
-  }
-  if (IsDecimal(type.id())) {
-    const auto& d = static_cast<const arrow::DecimalType&>(type);
-    return fmt::format("decimal({},{})", d.precision(), d.scale());
-  }
-  return type.ToString();
 }
 
 // One entry of `delta.typeChanges`.

@@ -1,11 +1,14 @@
-#include "type_names.h"
-
+// Delta's names for Arrow types.
+#include <arrow/type.h>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include <string>
 #include <vector>
 
-namespace deltacpp::cli {
+#include "deltacpp/schema.h"
+
+namespace deltacpp {
 
 std::string DeltaTypeName(const arrow::DataType& t) {
   switch (t.id()) {
@@ -23,8 +26,11 @@ std::string DeltaTypeName(const arrow::DataType& t) {
     case arrow::Type::TIMESTAMP:
       return static_cast<const arrow::TimestampType&>(t).timezone().empty() ? "timestamp_ntz"
                                                                             : "timestamp";
-    case arrow::Type::DECIMAL128: {
-      const auto& d = static_cast<const arrow::Decimal128Type&>(t);
+    case arrow::Type::DECIMAL32:
+    case arrow::Type::DECIMAL64:
+    case arrow::Type::DECIMAL128:
+    case arrow::Type::DECIMAL256: {
+      const auto& d = static_cast<const arrow::DecimalType&>(t);
       return fmt::format("decimal({},{})", d.precision(), d.scale());
     }
     case arrow::Type::LIST:
@@ -46,4 +52,4 @@ std::string DeltaTypeName(const arrow::DataType& t) {
   }
 }
 
-}  // namespace deltacpp::cli
+}  // namespace deltacpp

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "deltacpp/error.h"
 #include "util/utf8.h"
@@ -35,9 +36,33 @@ bool ContainsStrings(const arrow::DataType& type) {
   }
 }
 
+// True when every value in [begin, end) of an offsets-based array is valid UTF-8, checked in
+// one pass over the bytes they occupy: when those bytes are valid UTF-8 and no value starts
+// inside a character, every value is a run of whole, valid characters. False means some value
+// (or a null slot's bytes) is not, or a value starts mid-character.
+template <typename ArrayType>
+bool AllValuesValid(const ArrayType& strings, int64_t begin, int64_t end) {
+  const auto* data = reinterpret_cast<const char*>(strings.raw_data());
+  const auto first = strings.value_offset(begin);
+  const auto last = strings.value_offset(end);
+  if (first == last) return true;  // only empty values (and null slots without bytes)
+  if (!IsValidUtf8(std::string_view(data + first, static_cast<size_t>(last - first)))) {
+    return false;
+  }
+  for (int64_t i = begin; i < end; ++i) {
+    const auto at = strings.value_offset(i);
+    if (at < last && (static_cast<unsigned char>(data[at]) & 0xC0) == 0x80) return false;
+  }
+  return true;
+}
+
 template <typename ArrayType>
 std::optional<BadValue> FirstBadString(const arrow::Array& array, int64_t begin, int64_t end) {
   const auto& strings = static_cast<const ArrayType&>(array);
+  if constexpr (!std::is_same_v<ArrayType, arrow::StringViewArray> &&
+                !std::is_same_v<ArrayType, arrow::BinaryViewArray>) {
+    if (AllValuesValid(strings, begin, end)) return std::nullopt;
+  }
   for (int64_t i = begin; i < end; ++i) {
     if (strings.IsNull(i)) continue;
     const std::string_view value = strings.GetView(i);

@@ -5,6 +5,8 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "deltacpp/error.h"
 #include "util/utf8.h"
 
@@ -161,6 +163,38 @@ TEST(StringValidation, BinaryPartitionValuesMustBeText) {
                      "UTF-8"),
             std::string::npos)
       << msg;
+}
+
+// A string array over `data` split at `offsets`, with the rows in `nulls` null.
+std::shared_ptr<arrow::Array> RawStrings(const std::string& data,
+                                         const std::vector<int32_t>& offsets,
+                                         const std::vector<int64_t>& nulls = {}) {
+  arrow::TypedBufferBuilder<bool> validity;
+  for (size_t i = 0; i + 1 < offsets.size(); ++i) {
+    (void)validity.Append(std::find(nulls.begin(), nulls.end(), static_cast<int64_t>(i)) ==
+                          nulls.end());
+  }
+  auto offsets_buffer = arrow::Buffer::FromVector(offsets);
+  return std::make_shared<arrow::StringArray>(static_cast<int64_t>(offsets.size() - 1),
+                                              offsets_buffer, arrow::Buffer::FromString(data),
+                                              *validity.Finish());
+}
+
+TEST(StringValidation, ACharacterSplitAcrossTwoValuesIsFound) {
+  // The bytes of all values together are valid UTF-8 ("aé"), but "a\xC3" and "\xA9" are not.
+  auto split = RawStrings("a\xC3\xA9", {0, 2, 3});
+  auto msg = Refusal(CheckStringsAreUtf8(*BatchOf({"s"}, {split}), 0, ""));
+  EXPECT_NE(msg.find("column 's' row 1 "), std::string::npos) << msg;
+}
+
+TEST(StringValidation, BytesOfNullSlotsAreNotChecked) {
+  const auto good_end = 4 + static_cast<int32_t>(kGood.size());
+  auto garbage = RawStrings("ok\xFF\xFF" + kGood, {0, 2, 4, good_end}, {1});
+  EXPECT_TRUE(CheckStringsAreUtf8(*BatchOf({"s"}, {garbage}), 0, "").ok());
+  const auto bad_end = 4 + static_cast<int32_t>(kBad.size());
+  auto bad_after = RawStrings("ok\xFF\xFF" + kBad, {0, 2, 4, bad_end}, {1});
+  auto msg = Refusal(CheckStringsAreUtf8(*BatchOf({"s"}, {bad_after}), 0, ""));
+  EXPECT_NE(msg.find("row 3 "), std::string::npos) << msg;
 }
 
 TEST(StringValidation, SlicedArraysCountRowsOfTheSlice) {

@@ -23,7 +23,14 @@ struct AlterArgs {
   std::string constraint_expr;
   std::string drop_name;
   bool drop_if_exists = false;
+  std::optional<std::string> user_metadata;
 };
+
+TransactionOptions CommitOptions(const AlterArgs& args) {
+  TransactionOptions options;
+  options.user_metadata = args.user_metadata;
+  return options;
+}
 
 std::string Trim(const std::string& s) {
   auto b = s.find_first_not_of(" \t\r\n");
@@ -146,7 +153,7 @@ arrow::Status AddColumnsCommand(const AlterArgs& args) {
              (column.parent.empty() ? "" : column.parent + ".") + column.field->name();
     columns.push_back(std::move(column));
   }
-  ARROW_ASSIGN_OR_RAISE(auto result, AddColumns(args.path, columns));
+  ARROW_ASSIGN_OR_RAISE(auto result, AddColumns(args.path, columns, CommitOptions(args)));
   Report("added " + names, result);
   return arrow::Status::OK();
 }
@@ -157,7 +164,8 @@ arrow::Status SetPropertiesCommand(const AlterArgs& args) {
     ARROW_ASSIGN_OR_RAISE(auto kv, SplitAssignment(a));
     properties[kv.first] = kv.second;
   }
-  ARROW_ASSIGN_OR_RAISE(auto result, SetTableProperties(args.path, properties));
+  ARROW_ASSIGN_OR_RAISE(auto result,
+                        SetTableProperties(args.path, properties, CommitOptions(args)));
   Report(fmt::format("set {} propert{}", properties.size(), properties.size() == 1 ? "y" : "ies"),
          result);
   return arrow::Status::OK();
@@ -165,7 +173,8 @@ arrow::Status SetPropertiesCommand(const AlterArgs& args) {
 
 arrow::Status UnsetPropertiesCommand(const AlterArgs& args) {
   ARROW_ASSIGN_OR_RAISE(auto result,
-                        UnsetTableProperties(args.path, args.keys, args.unset_if_exists));
+                        UnsetTableProperties(args.path, args.keys, args.unset_if_exists,
+                                             CommitOptions(args)));
   Report(fmt::format("unset {} propert{}", args.keys.size(), args.keys.size() == 1 ? "y" : "ies"),
          result);
   return arrow::Status::OK();
@@ -173,7 +182,8 @@ arrow::Status UnsetPropertiesCommand(const AlterArgs& args) {
 
 arrow::Status AddConstraintCommand(const AlterArgs& args) {
   ARROW_ASSIGN_OR_RAISE(auto result,
-                        AddConstraint(args.path, args.constraint_name, args.constraint_expr));
+                        AddConstraint(args.path, args.constraint_name, args.constraint_expr,
+                                      CommitOptions(args)));
   Report(fmt::format("added constraint {} CHECK ({})", args.constraint_name, args.constraint_expr),
          result);
   return arrow::Status::OK();
@@ -181,7 +191,8 @@ arrow::Status AddConstraintCommand(const AlterArgs& args) {
 
 arrow::Status DropConstraintCommand(const AlterArgs& args) {
   ARROW_ASSIGN_OR_RAISE(auto result,
-                        DropConstraint(args.path, args.drop_name, args.drop_if_exists));
+                        DropConstraint(args.path, args.drop_name, args.drop_if_exists,
+                                       CommitOptions(args)));
   Report(fmt::format("dropped constraint {}", args.drop_name), result);
   return arrow::Status::OK();
 }
@@ -192,6 +203,8 @@ Action AddAlterCommand(CLI::App& app) {
   auto args = std::make_shared<AlterArgs>();
   auto* cmd = app.add_subcommand("alter", "Change a table's columns, properties or constraints");
   cmd->add_option("path", args->path, "Table path")->required();
+  cmd->add_option("--user-metadata", args->user_metadata,
+                  "Text recorded as the commit's userMetadata");
   cmd->require_subcommand(1);
 
   auto* add_columns = cmd->add_subcommand("add-columns", "Add nullable columns");

@@ -18,6 +18,7 @@ struct CreateArgs {
   std::vector<std::string> properties;
   std::vector<std::string> constraints;
   std::string comment;
+  std::optional<std::string> user_metadata;
   bool if_not_exists = false;
   bool or_replace = false;
 };
@@ -51,6 +52,7 @@ arrow::Status Run(const CreateArgs& args) {
     options.constraints[kv.first] = kv.second;
   }
   if (!args.comment.empty()) options.description = args.comment;
+  options.transaction.user_metadata = args.user_metadata;
   options.mode = args.or_replace      ? CreateMode::kOrReplace
                  : args.if_not_exists ? CreateMode::kIfNotExists
                                       : CreateMode::kErrorIfExists;
@@ -78,6 +80,8 @@ Action AddCreateCommand(CLI::App& app) {
   cmd->add_option("--constraint", args->constraints,
                   "CHECK constraint name='expr' (repeatable)");
   cmd->add_option("--comment", args->comment, "Table description");
+  cmd->add_option("--user-metadata", args->user_metadata,
+                  "Text recorded as the commit's userMetadata");
   auto* ine = cmd->add_flag("--if-not-exists", args->if_not_exists, "Do nothing if a table exists");
   auto* orr = cmd->add_flag("--or-replace", args->or_replace, "Replace an existing table");
   ine->excludes(orr);

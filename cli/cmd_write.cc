@@ -37,6 +37,7 @@ struct WriteArgs {
   std::string input_format;
   std::string schema;
   bool no_header = false;
+  std::optional<std::string> user_metadata;
   std::vector<std::string> files;
 };
 
@@ -96,6 +97,7 @@ arrow::Status Run(const WriteArgs& args) {
   options.dynamic_partition_overwrite = args.dynamic_partitions;
   if (!args.txn_app_id.empty()) options.txn_app_id = args.txn_app_id;
   options.txn_version = args.txn_version;
+  options.transaction.user_metadata = args.user_metadata;
   options.on_progress = TerminalWriteProgress();
   ARROW_ASSIGN_OR_RAISE(auto result, WriteTable(table, input, options));
   if (result.skipped) {
@@ -132,6 +134,8 @@ Action AddWriteCommand(CLI::App& app) {
                                   "Idempotent write: version of this write for the application");
   app_id->needs(version);
   version->needs(app_id);
+  cmd->add_option("--user-metadata", args->user_metadata,
+                  "Text recorded as the commit's userMetadata");
   cmd->add_option("--input-format", args->input_format, "csv, json or parquet (default: by extension)")
       ->check(CLI::IsMember({"csv", "json", "parquet"}));
   cmd->add_option("--schema", args->schema,

@@ -3,6 +3,7 @@
 #include <arrow/csv/api.h>
 #include <arrow/csv/parser.h>
 #include <arrow/io/memory.h>
+#include <arrow/util/utf8.h>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -68,10 +69,20 @@ bool LooksLikeValue(std::string_view s) {
   return i == s.size();
 }
 
+// A value as an error message shows it: at most 60 bytes, and text that is not UTF-8 with its
+// bytes above 0x7F written as \xNN (a message must stay printable).
 std::string Shown(std::string_view value) {
   constexpr size_t kMax = 60;
-  if (value.size() <= kMax) return std::string(value);
-  return std::string(value.substr(0, kMax)) + "...";
+  std::string_view head = value.substr(0, std::min(value.size(), kMax));
+  std::string out;
+  if (arrow::util::ValidateUTF8(value)) {
+    out = std::string(head);
+  } else {
+    for (unsigned char c : head) {
+      out += c < 0x80 ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02X}", c);
+    }
+  }
+  return value.size() <= kMax ? out : out + "...";
 }
 
 arrow::csv::ParseOptions CsvParseOptions() {
@@ -263,19 +274,39 @@ class CsvReader : public arrow::RecordBatchReader {
     std::vector<std::shared_ptr<arrow::Array>> columns;
     for (int i = 0; i < batch->num_columns(); ++i) {
       auto column = batch->column(i);
+      // The line of row `row`'s value in column `i`: its record's first line plus the line
+      // breaks in the record's values before it.
+      auto line_of = [&](int64_t row) {
+        int64_t line = lines[static_cast<size_t>(row)];
+        for (int k = 0; k < i; ++k) {
+          const auto& before = static_cast<const arrow::StringArray&>(*batch->column(k));
+          if (before.IsValid(row)) line += LineBreaks(before.GetView(row));
+        }
+        return line;
+      };
+      if (!targets_[static_cast<size_t>(i)]) {
+        // Text goes to the table as it is: bytes that are not UTF-8 are refused here, where
+        // the line is known.
+        const auto& strings = static_cast<const arrow::StringArray&>(*column);
+        const auto* data = strings.raw_data() + strings.raw_value_offsets()[0];
+        if (!arrow::util::ValidateUTF8(data, strings.total_values_length())) {
+          for (int64_t r = 0; r < n; ++r) {
+            if (strings.IsNull(r) || arrow::util::ValidateUTF8(strings.GetView(r))) continue;
+            return DeltaError(DeltaErrorCode::kInvalidArgument,
+                              fmt::format("the text \"{}\" in column \"{}\" at line {} of {} is "
+                                          "not valid UTF-8",
+                                          Shown(strings.GetView(r)), schema_->field(i)->name(),
+                                          line_of(r), name_));
+          }
+        }
+      }
       if (const auto& target = targets_[static_cast<size_t>(i)]) {
         BadValue bad;
         auto converted = ConvertText(column, target, &bad);
         if (!converted.ok()) {
           if (bad.index < 0) return converted.status();
           const auto& strings = static_cast<const arrow::StringArray&>(*column);
-          // The value's own line: its record's first line plus the line breaks in the
-          // record's values before it.
-          int64_t line = lines[static_cast<size_t>(bad.index)];
-          for (int k = 0; k < i; ++k) {
-            const auto& before = static_cast<const arrow::StringArray&>(*batch->column(k));
-            if (before.IsValid(bad.index)) line += LineBreaks(before.GetView(bad.index));
-          }
+          const int64_t line = line_of(bad.index);
           return DeltaError(
               DeltaErrorCode::kInvalidArgument,
               fmt::format("cannot convert \"{}\" in column \"{}\" at line {} of {} to {}{}",
@@ -436,6 +467,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenCsvInput(
   convert.null_values = {""};
   convert.strings_can_be_null = true;
   convert.quoted_strings_can_be_null = false;
+  // Text is checked for UTF-8 per value, so that the error names the column and the line.
+  convert.check_utf8 = false;
   for (const auto& n : names) {
     std::shared_ptr<arrow::DataType> target;
     if (options.types) {

@@ -53,7 +53,8 @@ class Transaction {
   /// commit will be version 0, which must then stage protocol and metaData).
   ///
   /// Errors: InvalidArgument for a null table or invalid options (max_attempts < 1, negative
-  /// backoff, SnapshotIsolation requested: it is only chosen automatically);
+  /// backoff, SnapshotIsolation requested: it is only chosen automatically, user_metadata that
+  /// is not valid UTF-8);
   /// UnsupportedFeature naming the feature when deltacpp cannot write the table (writer version
   /// above 7, a reader or writer feature it does not support, invariants, CHECK constraints,
   /// generated or identity columns in use).
@@ -120,7 +121,8 @@ class Transaction {
   /// Other errors: InvalidArgument for an invalid commit (version 0 without protocol and
   /// metaData, partition values that do not match the partition columns, a path added or
   /// removed twice, a protocol with reader version 3 and writer version below 7, a second
-  /// Commit() of the same transaction); AppendOnlyViolation for a data-changing remove on a
+  /// Commit() of the same transaction, staged text that is not valid UTF-8 - the message names
+  /// the action and field, e.g. `txn` `appId` - as the log holds only UTF-8 JSON); AppendOnlyViolation for a data-changing remove on a
   /// `delta.appendOnly` table; InvalidExpression for a read predicate that does not bind;
   /// VersionExists when `max_attempts` attempts all lost their race. A transaction commits at
   /// most once: after Commit() returns, whatever the outcome, start a new one.

@@ -21,6 +21,7 @@
 #include "log/file_action_schema.h"
 #include "log/checkpoint_writer.h"
 #include "ops/op_util.h"
+#include "ops/option_text.h"
 #include "protocol/table_properties.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
@@ -450,6 +451,14 @@ arrow::Result<CommitResult> AddColumns(std::string_view location,
                                        const std::vector<NewColumn>& columns,
                                        const TransactionOptions& options) {
   if (columns.empty()) return Invalid("ADD COLUMNS needs at least one column");
+  const std::string context = fmt::format("ADD COLUMNS on {}: ", location);
+  for (const auto& column : columns) {
+    ARROW_RETURN_NOT_OK(CheckOptionText(column.parent, context, "the parent column path"));
+    if (column.field) {
+      ARROW_RETURN_NOT_OK(CheckFieldText(*column.field, "", DeltaErrorCode::kInvalidArgument,
+                                         context, "new column"));
+    }
+  }
   ARROW_ASSIGN_OR_RAISE(auto target, OpenTarget(location));
   const Snapshot& snapshot = *target.snapshot;
   Metadata metadata = snapshot.metadata();
@@ -505,6 +514,8 @@ arrow::Result<CommitResult> SetTableProperties(std::string_view location,
                                                const std::map<std::string, std::string>& properties,
                                                const TransactionOptions& options) {
   if (properties.empty()) return Invalid("SET TBLPROPERTIES needs at least one property");
+  ARROW_RETURN_NOT_OK(CheckPropertiesText(
+      properties, fmt::format("SET TBLPROPERTIES on {}: ", location), "table property"));
   ARROW_ASSIGN_OR_RAISE(auto target, OpenTarget(location));
   const Snapshot& snapshot = *target.snapshot;
   Metadata metadata = snapshot.metadata();
@@ -594,6 +605,10 @@ arrow::Result<CommitResult> UnsetTableProperties(std::string_view location,
                                                  bool if_exists,
                                                  const TransactionOptions& options) {
   if (keys.empty()) return Invalid("UNSET TBLPROPERTIES needs at least one property");
+  for (const auto& key : keys) {
+    ARROW_RETURN_NOT_OK(CheckOptionText(key, fmt::format("UNSET TBLPROPERTIES on {}: ", location),
+                                        "a table property key"));
+  }
   ARROW_ASSIGN_OR_RAISE(auto target, OpenTarget(location));
   const Snapshot& snapshot = *target.snapshot;
   Metadata metadata = snapshot.metadata();
@@ -644,6 +659,10 @@ arrow::Result<CommitResult> AddConstraint(std::string_view location, const std::
                                           const std::string& expression,
                                           const TransactionOptions& options) {
   if (name.empty()) return Invalid("ADD CONSTRAINT needs a constraint name");
+  const std::string context = fmt::format("ADD CONSTRAINT on {}: ", location);
+  ARROW_RETURN_NOT_OK(CheckOptionText(name, context, "the CHECK constraint name"));
+  ARROW_RETURN_NOT_OK(CheckOptionText(
+      expression, context, fmt::format("the expression of CHECK constraint '{}'", name)));
   ARROW_ASSIGN_OR_RAISE(auto target, OpenTarget(location));
   const Snapshot& snapshot = *target.snapshot;
   Metadata metadata = snapshot.metadata();
@@ -669,6 +688,8 @@ arrow::Result<CommitResult> AddConstraint(std::string_view location, const std::
 
 arrow::Result<CommitResult> DropConstraint(std::string_view location, const std::string& name,
                                            bool if_exists, const TransactionOptions& options) {
+  ARROW_RETURN_NOT_OK(CheckOptionText(name, fmt::format("DROP CONSTRAINT on {}: ", location),
+                                      "the CHECK constraint name"));
   ARROW_ASSIGN_OR_RAISE(auto target, OpenTarget(location));
   const Snapshot& snapshot = *target.snapshot;
   Metadata metadata = snapshot.metadata();

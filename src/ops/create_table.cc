@@ -4,6 +4,7 @@
 
 #include "deltacpp/error.h"
 #include "ops/op_util.h"
+#include "ops/option_text.h"
 #include "ops/table_definition.h"
 #include "protocol/table_properties.h"
 #include "protocol/table_features.h"
@@ -13,8 +14,37 @@ namespace deltacpp {
 
 using namespace internal;  // NOLINT: operations glue the internal layers together
 
+namespace {
+
+// Everything the definition brings into the log is UTF-8 text.
+arrow::Status CheckDefinitionText(const CreateTableOptions& options, std::string_view location) {
+  const std::string context = fmt::format("CREATE TABLE {}: ", location);
+  if (options.schema) {
+    ARROW_RETURN_NOT_OK(
+        CheckSchemaText(*options.schema, DeltaErrorCode::kInvalidArgument, context, "column"));
+  }
+  for (const auto& p : options.partition_columns) {
+    ARROW_RETURN_NOT_OK(CheckOptionText(p, context, "a partition column name"));
+  }
+  ARROW_RETURN_NOT_OK(CheckPropertiesText(options.properties, context, "table property"));
+  for (const auto& [name, expression] : options.constraints) {
+    ARROW_RETURN_NOT_OK(CheckOptionText(name, context, "a CHECK constraint name"));
+    ARROW_RETURN_NOT_OK(CheckOptionText(
+        expression, context, fmt::format("the expression of CHECK constraint '{}'", name)));
+  }
+  if (options.name) ARROW_RETURN_NOT_OK(CheckOptionText(*options.name, context, "the table name"));
+  if (options.description) {
+    ARROW_RETURN_NOT_OK(
+        CheckOptionText(*options.description, context, "the table description (comment)"));
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
 arrow::Result<CreateTableResult> CreateTable(std::string_view location,
                                              const CreateTableOptions& options) {
+  ARROW_RETURN_NOT_OK(CheckDefinitionText(options, location));
   ARROW_ASSIGN_OR_RAISE(auto table, DeltaTable::Locate(location));
   ARROW_ASSIGN_OR_RAISE(bool exists, table->Exists());
   std::shared_ptr<const Snapshot> current;

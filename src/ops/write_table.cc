@@ -15,6 +15,7 @@
 #include "ops/generated_columns.h"
 #include "ops/identity_columns.h"
 #include "ops/op_util.h"
+#include "ops/option_text.h"
 #include "ops/row_constraints.h"
 #include "ops/schema_alignment.h"
 #include "ops/table_definition.h"
@@ -25,6 +26,7 @@
 #include "util/uri.h"
 #include "write/data_writer.h"
 #include "write/stats_collector.h"
+#include "write/string_validation.h"
 
 namespace deltacpp {
 
@@ -402,6 +404,23 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
     return DeltaError(DeltaErrorCode::kInvalidArgument,
                       "replaceWhere and dynamic partition overwrite cannot be combined");
   }
+  // Options and input column names and metadata may reach the log: they must be UTF-8 text.
+  const std::string context = fmt::format("table {}: ", table->root());
+  if (options.replace_where) {
+    ARROW_RETURN_NOT_OK(
+        CheckOptionText(*options.replace_where, context, "the replaceWhere predicate"));
+  }
+  for (const auto& p : options.partition_by) {
+    ARROW_RETURN_NOT_OK(CheckOptionText(p, context, "a partition column name (partitionBy)"));
+  }
+  if (options.txn_app_id) {
+    ARROW_RETURN_NOT_OK(
+        CheckOptionText(*options.txn_app_id, context, "the txn app id (txnAppId)"));
+  }
+  ARROW_RETURN_NOT_OK(CheckPropertiesText(options.properties, context, "table property"));
+  if (!input) return DeltaError(DeltaErrorCode::kInvalidArgument, "WriteTable: input is null");
+  ARROW_RETURN_NOT_OK(
+      CheckSchemaText(*input->schema(), DeltaErrorCode::kSchemaMismatch, context, "input column"));
   // No table yet: this write creates it.
   std::shared_ptr<const Snapshot> snapshot;
   {
@@ -502,6 +521,37 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
                         RowConstraints::Make(alignment.table_schema, metadata.configuration,
                                              options.replace_where));
 
+  // One input batch as the data files get it: in the table schema with generated and identity
+  // values filled in, its strings valid UTF-8 and its rows within the constraints. `rows_before`
+  // is the number of input rows before it (errors name rows of the whole write).
+  auto prepare = [&](std::shared_ptr<arrow::RecordBatch> batch, int64_t rows_before)
+      -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
+    if (!computed.empty()) {
+      auto columns = batch->columns();
+      for (const auto& f : computed) {
+        ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(f->type(), batch->num_rows()));
+        columns.push_back(std::move(nulls));
+      }
+      batch = arrow::RecordBatch::Make(widened_input, batch->num_rows(), std::move(columns));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto conformed, ConformBatch(alignment, batch));
+    ARROW_ASSIGN_OR_RAISE(conformed, identity.Assign(conformed));
+    ARROW_ASSIGN_OR_RAISE(conformed, generated.Apply(conformed));
+    ARROW_RETURN_NOT_OK(
+        CheckStringsAreUtf8(*conformed, rows_before, context, metadata.partition_columns));
+    ARROW_RETURN_NOT_OK(constraints.Check(*conformed));
+    return conformed;
+  };
+  // The first batch is read and prepared before any file is written (a replaceWhere rewrites
+  // files before the new rows are streamed), so input refused there leaves nothing behind.
+  // Later batches are prepared as they come; files written before a refusal are deleted.
+  std::shared_ptr<arrow::RecordBatch> first_batch;
+  ARROW_RETURN_NOT_OK(input->ReadNext(&first_batch));
+  if (first_batch) {
+    ARROW_ASSIGN_OR_RAISE(first_batch, prepare(first_batch, 0));
+  }
+  bool first_batch_pending = true;
+
   ARROW_ASSIGN_OR_RAISE(DataWriterOptions writer_options,
                         WriterOptionsFor(table->root(), table->store()->filesystem(),
                                          alignment.table_schema, metadata, options.compression));
@@ -562,28 +612,24 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   };
 
   while (true) {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    auto st = input->ReadNext(&batch);
-    if (!st.ok()) return fail(st);
-    if (!batch) break;
-    if (!computed.empty()) {
-      auto columns = batch->columns();
-      for (const auto& f : computed) {
-        auto nulls = arrow::MakeArrayOfNull(f->type(), batch->num_rows());
-        if (!nulls.ok()) return fail(nulls.status());
-        columns.push_back(*nulls);
+    std::shared_ptr<arrow::RecordBatch> conformed;
+    if (first_batch_pending) {
+      conformed = std::move(first_batch);
+      first_batch_pending = false;
+    } else {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      auto st = input->ReadNext(&batch);
+      if (!st.ok()) return fail(st);
+      if (batch) {
+        auto prepared = prepare(batch, result.num_rows);
+        if (!prepared.ok()) return fail(prepared.status());
+        conformed = std::move(*prepared);
       }
-      batch = arrow::RecordBatch::Make(widened_input, batch->num_rows(), std::move(columns));
     }
-    auto conformed = ConformBatch(alignment, batch);
-    if (conformed.ok()) conformed = identity.Assign(*conformed);
-    if (conformed.ok()) conformed = generated.Apply(*conformed);
-    if (!conformed.ok()) return fail(conformed.status());
-    st = constraints.Check(**conformed);
-    if (!st.ok()) return fail(st);
-    result.num_rows += batch->num_rows();
-    st = writer->Write(*conformed);
-    if (st.ok() && inserts_as_change_data) st = change_data->Write(*conformed, "insert");
+    if (!conformed) break;
+    result.num_rows += conformed->num_rows();
+    auto st = writer->Write(conformed);
+    if (st.ok() && inserts_as_change_data) st = change_data->Write(conformed, "insert");
     if (!st.ok()) return fail(st);
     report(false);
   }

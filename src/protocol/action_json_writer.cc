@@ -1,9 +1,13 @@
 #include "protocol/action_json_writer.h"
 
+#include <fmt/core.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include <string_view>
+
+#include "deltacpp/error.h"
+#include "util/utf8.h"
 
 namespace deltacpp::internal {
 
@@ -11,30 +15,37 @@ namespace {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-// Builds one action line: `{"<action>":{...}}`.
+// Builds one action line: `{"<action>":{...}}`. RapidJSON copies bytes as they are, so every
+// key and string is checked first: the first one that is not valid UTF-8 makes Finish() fail
+// (naming it) instead of producing a line no reader can parse.
 class ActionLine {
  public:
-  explicit ActionLine(std::string_view action) : w_(buffer_) {
+  explicit ActionLine(std::string_view action) : action_(action), w_(buffer_) {
     w_.StartObject();
     Key(action);
     w_.StartObject();
   }
 
-  std::string Finish() {
+  arrow::Result<std::string> Finish() {
+    if (!status_.ok()) return status_;
     w_.EndObject();
     w_.EndObject();
     return std::string(buffer_.GetString(), buffer_.GetSize());
   }
 
   void Key(std::string_view key) {
-    w_.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    if (Check(key, [&] { return fmt::format("the field name '{}'", PrintableText(key)); })) {
+      w_.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    }
   }
-  void String(std::string_view s) {
-    w_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  // `where` names the value in the error message (called only when it is not valid UTF-8).
+  template <typename Where>
+  void String(std::string_view s, const Where& where) {
+    if (Check(s, where)) w_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
   }
   void Field(std::string_view key, std::string_view value) {
     Key(key);
-    String(value);
+    String(value, [&] { return std::string(key); });
   }
   void Field(std::string_view key, int64_t value) {
     Key(key);
@@ -51,7 +62,10 @@ class ActionLine {
   void StringMap(std::string_view key, const std::map<std::string, std::string>& map) {
     Key(key);
     w_.StartObject();
-    for (const auto& [k, v] : map) Field(k, v);
+    for (const auto& [k, v] : map) {
+      MapKey(key, k);
+      String(v, [&] { return fmt::format("{}['{}']", key, PrintableText(k)); });
+    }
     w_.EndObject();
   }
   void NullableStringMap(std::string_view key,
@@ -59,9 +73,9 @@ class ActionLine {
     Key(key);
     w_.StartObject();
     for (const auto& [k, v] : map) {
-      Key(k);
+      MapKey(key, k);
       if (v) {
-        String(*v);
+        String(*v, [&] { return fmt::format("{}['{}']", key, PrintableText(k)); });
       } else {
         w_.Null();
       }
@@ -71,7 +85,9 @@ class ActionLine {
   void StringList(std::string_view key, const std::vector<std::string>& list) {
     Key(key);
     w_.StartArray();
-    for (const auto& s : list) String(s);
+    for (size_t i = 0; i < list.size(); ++i) {
+      String(list[i], [&] { return fmt::format("{}[{}]", key, i); });
+    }
     w_.EndArray();
   }
   void DeletionVector(const DeletionVectorDescriptor& dv) {
@@ -91,13 +107,32 @@ class ActionLine {
   void EndObject() { w_.EndObject(); }
 
  private:
+  void MapKey(std::string_view map, std::string_view key) {
+    if (Check(key, [&] { return fmt::format("a key of {}", map); })) {
+      w_.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    }
+  }
+  // Records the first text that is not valid UTF-8; false when it must not be written.
+  template <typename Where>
+  bool Check(std::string_view text, const Where& where) {
+    if (!status_.ok()) return false;
+    if (IsValidUtf8(text)) return true;
+    status_ = DeltaError(DeltaErrorCode::kInvalidArgument,
+                         fmt::format("cannot write the {} action: {} is not valid UTF-8 ({}); the "
+                                     "Delta log holds only UTF-8 text",
+                                     action_, where(), DescribeInvalidUtf8(text)));
+    return false;
+  }
+
+  std::string action_;
+  arrow::Status status_;
   rapidjson::StringBuffer buffer_;
   JsonWriter w_;
 };
 
 }  // namespace
 
-std::string CommitInfoToJson(const CommitInfoFields& info) {
+arrow::Result<std::string> CommitInfoToJson(const CommitInfoFields& info) {
   ActionLine line("commitInfo");
   line.OptField("inCommitTimestamp", info.in_commit_timestamp);
   line.Field("timestamp", info.timestamp);
@@ -115,7 +150,7 @@ std::string CommitInfoToJson(const CommitInfoFields& info) {
   return line.Finish();
 }
 
-std::string ProtocolToJson(const Protocol& protocol) {
+arrow::Result<std::string> ProtocolToJson(const Protocol& protocol) {
   ActionLine line("protocol");
   line.Field("minReaderVersion", static_cast<int64_t>(protocol.min_reader_version));
   line.Field("minWriterVersion", static_cast<int64_t>(protocol.min_writer_version));
@@ -128,7 +163,7 @@ std::string ProtocolToJson(const Protocol& protocol) {
   return line.Finish();
 }
 
-std::string MetadataToJson(const Metadata& metadata) {
+arrow::Result<std::string> MetadataToJson(const Metadata& metadata) {
   ActionLine line("metaData");
   line.Field("id", metadata.id);
   line.OptField("name", metadata.name);
@@ -145,7 +180,7 @@ std::string MetadataToJson(const Metadata& metadata) {
   return line.Finish();
 }
 
-std::string AddFileToJson(const AddFile& add) {
+arrow::Result<std::string> AddFileToJson(const AddFile& add) {
   ActionLine line("add");
   line.Field("path", add.path);
   line.NullableStringMap("partitionValues", add.partition_values);
@@ -161,7 +196,7 @@ std::string AddFileToJson(const AddFile& add) {
   return line.Finish();
 }
 
-std::string RemoveFileToJson(const RemoveFile& remove) {
+arrow::Result<std::string> RemoveFileToJson(const RemoveFile& remove) {
   ActionLine line("remove");
   line.Field("path", remove.path);
   line.OptField("deletionTimestamp", remove.deletion_timestamp);
@@ -179,7 +214,7 @@ std::string RemoveFileToJson(const RemoveFile& remove) {
   return line.Finish();
 }
 
-std::string TxnToJson(const Txn& txn) {
+arrow::Result<std::string> TxnToJson(const Txn& txn) {
   ActionLine line("txn");
   line.Field("appId", txn.app_id);
   line.Field("version", txn.version);
@@ -187,7 +222,7 @@ std::string TxnToJson(const Txn& txn) {
   return line.Finish();
 }
 
-std::string DomainMetadataToJson(const DomainMetadata& domain) {
+arrow::Result<std::string> DomainMetadataToJson(const DomainMetadata& domain) {
   ActionLine line("domainMetadata");
   line.Field("domain", domain.domain);
   line.Field("configuration", domain.configuration);
@@ -195,7 +230,7 @@ std::string DomainMetadataToJson(const DomainMetadata& domain) {
   return line.Finish();
 }
 
-std::string CdcFileToJson(const CdcFile& cdc) {
+arrow::Result<std::string> CdcFileToJson(const CdcFile& cdc) {
   ActionLine line("cdc");
   line.Field("path", cdc.path);
   line.NullableStringMap("partitionValues", cdc.partition_values);

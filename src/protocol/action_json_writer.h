@@ -1,5 +1,9 @@
-// Serializes Delta log actions as compact one-line JSON, the form commit files hold.
+// Serializes Delta log actions as compact one-line JSON, the form commit files hold. Every
+// function fails with InvalidArgument, naming the action and the field, when a key or string it
+// would write is not valid UTF-8: the log must stay parseable JSON whatever a caller staged.
 #pragma once
+
+#include <arrow/result.h>
 
 #include <cstdint>
 #include <map>
@@ -30,35 +34,35 @@ struct CommitInfoFields {
 };
 
 /// `{"commitInfo":{...}}`.
-std::string CommitInfoToJson(const CommitInfoFields& info);
+arrow::Result<std::string> CommitInfoToJson(const CommitInfoFields& info);
 
 /// `{"protocol":{...}}`; readerFeatures only for reader version 3 and writerFeatures only for
 /// writer version 7 (an empty list when the struct has none).
-std::string ProtocolToJson(const Protocol& protocol);
+arrow::Result<std::string> ProtocolToJson(const Protocol& protocol);
 
 /// `{"metaData":{...}}` with id, name/description when set, format, schemaString,
 /// partitionColumns, configuration and createdTime when set.
-std::string MetadataToJson(const Metadata& metadata);
+arrow::Result<std::string> MetadataToJson(const Metadata& metadata);
 
 /// `{"add":{...}}`. partitionValues is always written (null values as JSON null); stats, tags
 /// (when not empty), deletionVector, baseRowId, defaultRowCommitVersion and clusteringProvider
 /// only when set.
-std::string AddFileToJson(const AddFile& add);
+arrow::Result<std::string> AddFileToJson(const AddFile& add);
 
 /// `{"remove":{...}}`. deletionTimestamp, size, stats, tags, deletionVector, baseRowId and
 /// defaultRowCommitVersion only when set; partitionValues when extendedFileMetadata is true or
 /// the map is not empty.
-std::string RemoveFileToJson(const RemoveFile& remove);
+arrow::Result<std::string> RemoveFileToJson(const RemoveFile& remove);
 
 /// `{"txn":{"appId":..,"version":..,"lastUpdated":..}}` (lastUpdated when set).
-std::string TxnToJson(const Txn& txn);
+arrow::Result<std::string> TxnToJson(const Txn& txn);
 
 /// `{"domainMetadata":{"domain":..,"configuration":..,"removed":..}}`.
-std::string DomainMetadataToJson(const DomainMetadata& domain);
+arrow::Result<std::string> DomainMetadataToJson(const DomainMetadata& domain);
 
 /// `{"cdc":{"path":..,"partitionValues":{..},"size":..,"dataChange":..,"tags":{..}}}`
 /// (partitionValues always, null values as JSON null; tags when not empty).
-std::string CdcFileToJson(const CdcFile& cdc);
+arrow::Result<std::string> CdcFileToJson(const CdcFile& cdc);
 
 /// Joins action lines into the content of a commit file: one line each, every line ending in
 /// `\n`.

@@ -27,6 +27,7 @@
 #include "txn/row_tracking.h"
 #include "txn/writer_features.h"
 #include "util/uri.h"
+#include "util/utf8.h"
 
 namespace deltacpp {
 
@@ -53,11 +54,23 @@ arrow::Status ValidateOptions(const TransactionOptions& options, const std::stri
   if (options.initial_backoff.count() < 0 || options.max_backoff.count() < 0) {
     return Invalid(table_root, "commit backoff durations must not be negative");
   }
+  if (options.user_metadata && !internal::IsValidUtf8(*options.user_metadata)) {
+    return Invalid(table_root, fmt::format("the user metadata (userMetadata) is not valid UTF-8 "
+                                           "({})",
+                                           internal::DescribeInvalidUtf8(*options.user_metadata)));
+  }
   if (options.isolation == IsolationLevel::kSnapshotIsolation) {
     return Invalid(table_root,
                    "SnapshotIsolation cannot be requested; it is used automatically for commits "
                    "that change no data");
   }
+  return arrow::Status::OK();
+}
+
+// Appends one serialized action line (an error when it cannot be written).
+arrow::Status Append(arrow::Result<std::string> line, std::vector<std::string>* lines) {
+  ARROW_ASSIGN_OR_RAISE(auto text, std::move(line));
+  lines->push_back(std::move(text));
   return arrow::Status::OK();
 }
 
@@ -146,7 +159,8 @@ class TransactionImpl final : public Transaction {
   bool IsBlindAppend() const;
   arrow::Result<LosingTransaction> DescribeForConflicts(IsolationLevel isolation,
                                                         bool blind_append) const;
-  std::string BuildCommit(const RebasedTableState& state, int64_t version, int64_t now_ms,
+  arrow::Result<std::string> BuildCommit(const RebasedTableState& state, int64_t version,
+                                         int64_t now_ms,
                           std::optional<int64_t> previous_timestamp, const std::string& operation,
                           const std::map<std::string, std::string>& operation_parameters,
                           const std::map<std::string, std::string>& operation_metrics,
@@ -371,7 +385,7 @@ arrow::Result<LosingTransaction> TransactionImpl::DescribeForConflicts(Isolation
   return loser;
 }
 
-std::string TransactionImpl::BuildCommit(
+arrow::Result<std::string> TransactionImpl::BuildCommit(
     const RebasedTableState& state, int64_t version, int64_t now_ms,
     std::optional<int64_t> previous_timestamp, const std::string& operation,
     const std::map<std::string, std::string>& operation_parameters,
@@ -397,8 +411,8 @@ std::string TransactionImpl::BuildCommit(
 
   std::vector<std::string> lines;
   lines.reserve(4 + txns_.size() + domains_.size() + adds_.size() + removes_.size() + cdc_.size());
-  lines.push_back(internal::CommitInfoToJson(info));
-  if (protocol_) lines.push_back(internal::ProtocolToJson(*protocol_));
+  ARROW_RETURN_NOT_OK(Append(internal::CommitInfoToJson(info), &lines));
+  if (protocol_) ARROW_RETURN_NOT_OK(Append(internal::ProtocolToJson(*protocol_), &lines));
   if (metadata_) {
     // Turning in-commit timestamps on for an existing table records where they start.
     if (ict && read_version_ >= 0 && !internal::InCommitTimestampsEnabled(state.metadata)) {
@@ -410,24 +424,27 @@ std::string TransactionImpl::BuildCommit(
                                          read_version_ >= 0 ? &state.metadata : nullptr,
                                          row_id_column_name_, row_commit_version_column_name_,
                                          &metadata);
-    lines.push_back(internal::MetadataToJson(metadata));
+    ARROW_RETURN_NOT_OK(Append(internal::MetadataToJson(metadata), &lines));
   }
   for (const auto& [app_id, txn] : txns_) {
     Txn t = txn;
     t.last_updated = info.in_commit_timestamp.value_or(now_ms);
-    lines.push_back(internal::TxnToJson(t));
+    ARROW_RETURN_NOT_OK(Append(internal::TxnToJson(t), &lines));
   }
   for (const auto& [name, domain] : domains_) {
-    lines.push_back(internal::DomainMetadataToJson(domain));
+    ARROW_RETURN_NOT_OK(Append(internal::DomainMetadataToJson(domain), &lines));
   }
   if (row_ids && row_ids->high_water_mark_domain) {
-    lines.push_back(internal::DomainMetadataToJson(*row_ids->high_water_mark_domain));
+    ARROW_RETURN_NOT_OK(
+        Append(internal::DomainMetadataToJson(*row_ids->high_water_mark_domain), &lines));
   }
-  for (const auto& r : removes_) lines.push_back(internal::RemoveFileToJson(r));
+  for (const auto& r : removes_) {
+    ARROW_RETURN_NOT_OK(Append(internal::RemoveFileToJson(r), &lines));
+  }
   for (const auto& a : row_ids ? row_ids->adds : adds_) {
-    lines.push_back(internal::AddFileToJson(a));
+    ARROW_RETURN_NOT_OK(Append(internal::AddFileToJson(a), &lines));
   }
-  for (const auto& c : cdc_) lines.push_back(internal::CdcFileToJson(c));
+  for (const auto& c : cdc_) ARROW_RETURN_NOT_OK(Append(internal::CdcFileToJson(c), &lines));
   return internal::JoinActionLines(lines);
 }
 
@@ -516,10 +533,11 @@ arrow::Result<CommitResult> TransactionImpl::Commit(
       ARROW_ASSIGN_OR_RAISE(row_ids, internal::AssignRowIds(adds_, row_id_high_water_mark,
                                                             version, table_root_));
     }
-    const std::string content =
-        BuildCommit(state, version, internal::WallClockMillis(), previous_timestamp, operation,
-                    operation_parameters, operation_metrics, isolation, blind_append, txn_id,
-                    row_ids);
+    auto built = BuildCommit(state, version, internal::WallClockMillis(), previous_timestamp,
+                             operation, operation_parameters, operation_metrics, isolation,
+                             blind_append, txn_id, row_ids);
+    if (!built.ok()) return Invalid(table_root_, built.status().message());
+    const std::string content = std::move(*built);
     const std::string path = log_dir + "/" + internal::CommitFileName(version);
     arrow::Status put = store_->PutIfAbsent(path, content);
     if (put.ok()) {

@@ -50,7 +50,7 @@ TEST(ActionJsonWriter, EveryLineIsOneCompactJsonObject) {
   AddFile add;
   add.path = "part=a\nb/file \"quoted\" \xC3\xA9.parquet";
   add.stats = "{\"numRecords\":1,\n\"minValues\":{}}";
-  std::string line = AddFileToJson(add);
+  std::string line = AddFileToJson(add).ValueOrDie();
   EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_EQ(line.find(": "), std::string::npos);
   auto parsed = Parse({line});
@@ -74,7 +74,7 @@ TEST(ActionJsonWriter, CommitInfoRoundTripsWithItsFields) {
   info.user_metadata = "note";
   info.engine_info = "deltacpp/test";
   info.txn_id = "f8d1c3a0-0000-4000-8000-000000000000";
-  std::string line = CommitInfoToJson(info);
+  std::string line = CommitInfoToJson(info).ValueOrDie();
   // The in-commit timestamp comes first.
   EXPECT_EQ(line.rfind(R"({"commitInfo":{"inCommitTimestamp":1700000000123,)", 0), 0u) << line;
 
@@ -98,7 +98,7 @@ TEST(ActionJsonWriter, CommitInfoRoundTripsWithItsFields) {
 TEST(ActionJsonWriter, CommitInfoLeavesOutUnsetFields) {
   CommitInfoFields info;
   info.timestamp = 5;
-  auto d = Json(CommitInfoToJson(info));
+  auto d = Json(CommitInfoToJson(info).ValueOrDie());
   const auto& ci = d["commitInfo"];
   EXPECT_STREQ(ci["operation"].GetString(), "UNKNOWN");
   EXPECT_TRUE(ci["operationParameters"].IsObject());
@@ -113,13 +113,14 @@ TEST(ActionJsonWriter, ProtocolListsFeaturesOnlyForTableFeatureVersions) {
   legacy.min_reader_version = 1;
   legacy.min_writer_version = 2;
   legacy.writer_features = std::vector<std::string>{"ignored"};
-  EXPECT_EQ(ProtocolToJson(legacy), R"({"protocol":{"minReaderVersion":1,"minWriterVersion":2}})");
+  EXPECT_EQ(ProtocolToJson(legacy).ValueOrDie(),
+            R"({"protocol":{"minReaderVersion":1,"minWriterVersion":2}})");
 
   Protocol mixed;
   mixed.min_reader_version = 2;
   mixed.min_writer_version = 7;
   mixed.writer_features = std::vector<std::string>{"columnMapping", "appendOnly"};
-  EXPECT_EQ(ProtocolToJson(mixed),
+  EXPECT_EQ(ProtocolToJson(mixed).ValueOrDie(),
             R"({"protocol":{"minReaderVersion":2,"minWriterVersion":7,)"
             R"("writerFeatures":["columnMapping","appendOnly"]}})");
 
@@ -128,7 +129,7 @@ TEST(ActionJsonWriter, ProtocolListsFeaturesOnlyForTableFeatureVersions) {
   full.min_writer_version = 7;
   full.reader_features = std::vector<std::string>{"deletionVectors"};
   full.writer_features = std::vector<std::string>{"deletionVectors", "domainMetadata"};
-  auto parsed = Parse({ProtocolToJson(full)});
+  auto parsed = Parse({ProtocolToJson(full).ValueOrDie()});
   ASSERT_TRUE(parsed.protocol);
   EXPECT_EQ(parsed.protocol->min_reader_version, 3);
   EXPECT_EQ(parsed.protocol->min_writer_version, 7);
@@ -138,7 +139,7 @@ TEST(ActionJsonWriter, ProtocolListsFeaturesOnlyForTableFeatureVersions) {
   Protocol empty_lists;
   empty_lists.min_reader_version = 3;
   empty_lists.min_writer_version = 7;
-  EXPECT_EQ(ProtocolToJson(empty_lists),
+  EXPECT_EQ(ProtocolToJson(empty_lists).ValueOrDie(),
             R"({"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":[],)"
             R"("writerFeatures":[]}})");
 }
@@ -152,7 +153,7 @@ TEST(ActionJsonWriter, MetadataRoundTrips) {
   m.partition_columns = {"p"};
   m.configuration = {{"delta.appendOnly", "true"}, {"delta.checkpointInterval", "5"}};
   m.created_time = 1700000000000;
-  std::string line = MetadataToJson(m);
+  std::string line = MetadataToJson(m).ValueOrDie();
   EXPECT_NE(line.find(R"("format":{"provider":"parquet","options":{}})"), std::string::npos);
   auto parsed = Parse({line});
   ASSERT_TRUE(parsed.metadata);
@@ -169,7 +170,7 @@ TEST(ActionJsonWriter, MetadataRoundTrips) {
   Metadata bare;
   bare.id = "id-2";
   bare.schema_string = R"({"type":"struct","fields":[]})";
-  auto d = Json(MetadataToJson(bare));
+  auto d = Json(MetadataToJson(bare).ValueOrDie());
   const auto& md = d["metaData"];
   EXPECT_FALSE(md.HasMember("name"));
   EXPECT_FALSE(md.HasMember("description"));
@@ -191,7 +192,7 @@ TEST(ActionJsonWriter, AddRoundTripsEveryField) {
   add.base_row_id = 10;
   add.default_row_commit_version = 2;
   add.clustering_provider = "liquid";
-  std::string line = AddFileToJson(add);
+  std::string line = AddFileToJson(add).ValueOrDie();
   EXPECT_NE(line.find(R"("partitionValues":{"p":"a","q":null})"), std::string::npos) << line;
 
   auto parsed = Parse({line});
@@ -226,7 +227,7 @@ TEST(ActionJsonWriter, AddOmitsAbsentFields) {
   add.path = "f.parquet";
   add.size = 1;
   add.modification_time = 2;
-  EXPECT_EQ(AddFileToJson(add),
+  EXPECT_EQ(AddFileToJson(add).ValueOrDie(),
             R"({"add":{"path":"f.parquet","partitionValues":{},"size":1,"modificationTime":2,)"
             R"("dataChange":true}})");
 }
@@ -244,7 +245,7 @@ TEST(ActionJsonWriter, RemoveRoundTripsEveryField) {
   r.deletion_vector = SampleDv();
   r.base_row_id = 7;
   r.default_row_commit_version = 1;
-  std::string line = RemoveFileToJson(r);
+  std::string line = RemoveFileToJson(r).ValueOrDie();
   auto d = Json(line);
   EXPECT_TRUE(d["remove"]["extendedFileMetadata"].GetBool());
   EXPECT_EQ(d["remove"]["deletionTimestamp"].GetInt64(), 1700000001000);
@@ -271,7 +272,7 @@ TEST(ActionJsonWriter, MinimalRemoveHasNoOptionalFields) {
   r.path = "f.parquet";
   r.extended_file_metadata = false;
   r.data_change = false;
-  EXPECT_EQ(RemoveFileToJson(r),
+  EXPECT_EQ(RemoveFileToJson(r).ValueOrDie(),
             R"({"remove":{"path":"f.parquet","dataChange":false,"extendedFileMetadata":false}})");
 }
 
@@ -285,7 +286,8 @@ TEST(ActionJsonWriter, TxnDomainAndCdcRoundTrip) {
   cdc.size = 50;
   cdc.tags = {{"k", "v"}};
   auto parsed =
-      Parse({TxnToJson(t), DomainMetadataToJson(dm), DomainMetadataToJson(tomb), CdcFileToJson(cdc)});
+      Parse({TxnToJson(t).ValueOrDie(), DomainMetadataToJson(dm).ValueOrDie(),
+             DomainMetadataToJson(tomb).ValueOrDie(), CdcFileToJson(cdc).ValueOrDie()});
   ASSERT_EQ(parsed.txns.size(), 1u);
   EXPECT_EQ(parsed.txns[0].app_id, "stream-1");
   EXPECT_EQ(parsed.txns[0].version, 42);
@@ -300,10 +302,10 @@ TEST(ActionJsonWriter, TxnDomainAndCdcRoundTrip) {
   EXPECT_EQ(parsed.cdc_files[0].partition_values, cdc.partition_values);
   EXPECT_EQ(parsed.cdc_files[0].size, 50);
   EXPECT_EQ(parsed.cdc_files[0].tags, cdc.tags);
-  EXPECT_FALSE(Json(CdcFileToJson(cdc))["cdc"]["dataChange"].GetBool());
+  EXPECT_FALSE(Json(CdcFileToJson(cdc).ValueOrDie())["cdc"]["dataChange"].GetBool());
 
   Txn no_time{"app", 1, std::nullopt};
-  EXPECT_EQ(TxnToJson(no_time), R"({"txn":{"appId":"app","version":1}})");
+  EXPECT_EQ(TxnToJson(no_time).ValueOrDie(), R"({"txn":{"appId":"app","version":1}})");
 }
 
 TEST(ActionJsonWriter, JoinEndsEveryLineWithNewline) {

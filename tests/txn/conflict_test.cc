@@ -290,8 +290,8 @@ TEST_F(ConflictTest, WinnerProtocolWithAnUnsupportedFeatureIsRefused) {
   auto loser = t_.Begin();
   ASSERT_TRUE(loser.ok());
   (*loser)->AddFiles({A("mine.parquet")});
-  ASSERT_TRUE(t_.WriteRawCommit(1, {internal::ProtocolToJson(MakeProtocol(
-                                       1, 7, {}, {"appendOnly", "invariants", "identityColumns"}))})
+  const auto protocol = MakeProtocol(1, 7, {}, {"appendOnly", "invariants", "identityColumns"});
+  ASSERT_TRUE(t_.WriteRawCommit(1, {internal::ProtocolToJson(protocol).ValueOrDie()})
                   .ok());
   auto listing = t_.LogListing();
   auto r = (*loser)->Commit("WRITE");
@@ -304,7 +304,8 @@ TEST_F(ConflictTest, WinnerRemovingAFeatureIsProtocolChanged) {
   auto loser = t_.Begin();
   ASSERT_TRUE(loser.ok());
   (*loser)->AddFiles({A("mine.parquet")});
-  ASSERT_TRUE(t_.WriteRawCommit(1, {internal::ProtocolToJson(MakeProtocol(1, 1))}).ok());
+  ASSERT_TRUE(
+      t_.WriteRawCommit(1, {internal::ProtocolToJson(MakeProtocol(1, 1)).ValueOrDie()}).ok());
   EXPECT_EQ(Code((*loser)->Commit("WRITE")), "ProtocolChanged");
 }
 

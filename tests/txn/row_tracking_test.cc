@@ -201,8 +201,8 @@ TEST(RowTracking, RebasesAboveAHighWaterMarkSetByAnotherWriter) {
   theirs.base_row_id = 0;
   theirs.default_row_commit_version = 1;
   DomainMetadata hwm{"delta.rowTracking", Hwm(999), false};
-  ASSERT_TRUE(t.WriteRawCommit(1, {internal::DomainMetadataToJson(hwm),
-                                   internal::AddFileToJson(theirs)})
+  ASSERT_TRUE(t.WriteRawCommit(1, {internal::DomainMetadataToJson(hwm).ValueOrDie(),
+                                   internal::AddFileToJson(theirs).ValueOrDie()})
                   .ok());
   auto r = (*loser)->Commit("WRITE");
   ASSERT_TRUE(r.ok()) << r.status().ToString();

@@ -300,8 +300,10 @@ TEST(Transaction, AppendOnlyTablesRefuseDataChangingRemoves) {
 TEST(Transaction, RefusesTablesWithFeaturesItCannotWrite) {
   {  // An unknown writer feature in a table written by someone else.
     TxnTestTable t;
-    ASSERT_TRUE(t.WriteRawCommit(0, {internal::ProtocolToJson(MakeProtocol(1, 7, {}, {"appendOnly", "fancyNewFeature"})),
-                                     internal::MetadataToJson(MakeMetadata(TestSchema()))})
+    const auto protocol = MakeProtocol(1, 7, {}, {"appendOnly", "fancyNewFeature"});
+    const auto metadata = MakeMetadata(TestSchema());
+    ASSERT_TRUE(t.WriteRawCommit(0, {internal::ProtocolToJson(protocol).ValueOrDie(),
+                                     internal::MetadataToJson(metadata).ValueOrDie()})
                     .ok());
     auto table = t.Open();
     ASSERT_TRUE(table.ok());
@@ -316,8 +318,10 @@ TEST(Transaction, RefusesTablesWithFeaturesItCannotWrite) {
   }
   {  // Iceberg compatibility is not implemented: refused by name.
     TxnTestTable t;
-    ASSERT_TRUE(t.WriteRawCommit(0, {internal::ProtocolToJson(MakeProtocol(1, 7, {}, {"columnMapping", "icebergCompatV1"})),
-                                     internal::MetadataToJson(MakeMetadata(TestSchema()))})
+    const auto protocol = MakeProtocol(1, 7, {}, {"columnMapping", "icebergCompatV1"});
+    const auto metadata = MakeMetadata(TestSchema());
+    ASSERT_TRUE(t.WriteRawCommit(0, {internal::ProtocolToJson(protocol).ValueOrDie(),
+                                     internal::MetadataToJson(metadata).ValueOrDie()})
                     .ok());
     auto txn = t.Begin();
     ASSERT_FALSE(txn.ok());
@@ -417,8 +421,8 @@ TEST(Transaction, InCommitTimestampsStayMonotonicWhenTheClockGoesBackwards) {
   winner_info.timestamp = future;
   winner_info.operation = "WRITE";
   winner_info.is_blind_append = true;
-  ASSERT_TRUE(t.WriteRawCommit(1, {internal::CommitInfoToJson(winner_info),
-                                   internal::AddFileToJson(FakeAdd("theirs.parquet"))})
+  ASSERT_TRUE(t.WriteRawCommit(1, {internal::CommitInfoToJson(winner_info).ValueOrDie(),
+                                   internal::AddFileToJson(FakeAdd("theirs.parquet")).ValueOrDie()})
                   .ok());
 
   // The retry at version 2 is dated after the winner, not by the (earlier) clock.

@@ -1,4 +1,7 @@
 // ALTER TABLE: add columns, set and unset table properties, add and drop CHECK constraints.
+// Every operation refuses text that is not valid UTF-8 (column names and field metadata,
+// property keys and values, constraint names and expressions) with InvalidArgument naming it,
+// before it reads the table.
 #pragma once
 
 #include <arrow/api.h>

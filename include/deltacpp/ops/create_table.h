@@ -45,8 +45,9 @@ struct CreateTableResult {
 };
 
 /// Creates the table at `location`. Errors: TableAlreadyExists (kErrorIfExists), InvalidArgument
-/// (unknown partition column, bad property), InvalidExpression (bad constraint), and the commit
-/// errors of Transaction::Commit.
+/// (unknown partition column, bad property; text that is not valid UTF-8 in the name,
+/// description, properties, constraints, column names or field metadata, naming it),
+/// InvalidExpression (bad constraint), and the commit errors of Transaction::Commit.
 arrow::Result<CreateTableResult> CreateTable(std::string_view location,
                                              const CreateTableOptions& options);
 

@@ -71,7 +71,11 @@ struct WriteResult {
 /// WRITE). Streams the input; a failure before the commit deletes the files written and leaves
 /// the log untouched. Generated columns missing from the input are computed and identity
 /// columns assigned (the new high-water mark is committed with the data). Errors:
-/// SchemaMismatch (naming the columns and types), ConstraintViolation (NOT NULL, CHECK,
+/// SchemaMismatch (naming the columns and types; a string value, or a binary partition value,
+/// that is not valid UTF-8, naming the column and the row of the write counting from 1; an
+/// input column name or field metadata that is not valid UTF-8), InvalidArgument (an option
+/// that is not valid UTF-8: txn app id, replaceWhere, partitionBy, properties, user metadata;
+/// nothing is written), ConstraintViolation (NOT NULL, CHECK,
 /// invariants, generated-column mismatch, explicit identity values, replaceWhere),
 /// UnsupportedFeature (a generation expression deltacpp cannot evaluate), the commit
 /// conflicts of Transaction (two concurrent identity-assigning writes: MetadataChanged).

@@ -21,6 +21,8 @@ struct FileEntry {
   std::string path;               ///< full path (same form as the listed directory + "/" + name)
   int64_t size = 0;
   int64_t modification_time_ms = 0;  ///< milliseconds since the epoch
+  /// False for a directory, FIFO, socket or device (only ListAll returns those).
+  bool regular = true;
 };
 
 /// The log store: the only way deltacpp touches `_delta_log/`. Implementations are safe to call
@@ -33,6 +35,13 @@ class LogStore {
   /// sorted by name. A missing directory is an empty listing, not an error.
   virtual arrow::Result<std::vector<FileEntry>> List(const std::string& dir,
                                                      std::string_view start_after_name = {}) = 0;
+
+  /// Like List, but entries that are not regular files (directories, FIFOs, sockets, devices)
+  /// are listed too, with `regular` false and no size or time, so a reader can refuse such an
+  /// entry under a log file's name instead of overlooking it. The default returns List's
+  /// entries (for stores that hold nothing but regular files).
+  virtual arrow::Result<std::vector<FileEntry>> ListAll(const std::string& dir,
+                                                        std::string_view start_after_name = {});
 
   /// The bare names (not paths) of the regular files `List` would return, without their sizes
   /// and times: cheaper where those cost a request per file. The default takes them from List.

@@ -372,13 +372,21 @@ arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>&
     state.commit_info = parsed.back().commit_info;
     file_time = segment.commits.back().entry.modification_time_ms;
   } else if (segment.version_commit) {
+    // The commit of a checkpointed version gives its commitInfo (and in-commit timestamp): one
+    // that is listed but cannot be read or parsed is an error, not a missing timestamp.
+    const std::string& path = segment.version_commit->entry.path;
     file_time = segment.version_commit->entry.modification_time_ms;
-    auto buf = store->Read(segment.version_commit->entry.path);
-    if (buf.ok()) {
-      auto p = ParseActionFile(std::string_view((*buf)->data_as<char>(), (*buf)->size()),
-                               segment.version_commit->entry.path);
-      if (p.ok()) state.commit_info = p->commit_info;
+    auto buf = store->Read(path);
+    if (!buf.ok()) {
+      return DeltaError(DeltaErrorCode::kCorruptLog,
+                        fmt::format("table {} version {}: cannot read commit {}: {}", root,
+                                    segment.version, path, buf.status().message()));
     }
+    ARROW_ASSIGN_OR_RAISE(
+        auto p, ParseActionFile(std::string_view((*buf)->data_as<char>(), (*buf)->size()),
+                                fmt::format("table {} version {}: commit {}", root,
+                                            segment.version, path)));
+    state.commit_info = p.commit_info;
   } else if (!segment.checkpoint_files.empty()) {
     file_time = segment.checkpoint_files[0].entry.modification_time_ms;
   }

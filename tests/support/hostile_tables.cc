@@ -305,6 +305,15 @@ std::vector<HostileCase> MakeCases() {
   add({"in_commit_timestamp_string", "version 2 has commitInfo.inCommitTimestamp \"5\"",
        WithCommit2({R"({"commitInfo":{"inCommitTimestamp":"5"}})"}), DeltaErrorCode::kCorruptLog,
        {"{root}", v2, commit2, "commitInfo.inCommitTimestamp"}});
+  add({"checkpointed_commit_malformed",
+       "the commit of version 1, which a checkpoint covers, has inCommitTimestamp 1.5",
+       [](const std::string& root) -> arrow::Status {
+         ARROW_RETURN_NOT_OK(BuildWithCheckpoint(root));
+         return WriteText(LogFile(root, CommitName(1)),
+                          R"({"commitInfo":{"inCommitTimestamp":1.5}})" "\n");
+       },
+       DeltaErrorCode::kCorruptLog,
+       {"{root}", "version 1", CommitName(1), "commitInfo.inCommitTimestamp is 1.5"}});
   add({"checkpoint_add_size_double",
        "the checkpoint of version 1 holds add.size as a float64 column; commit 0 is gone",
        [](const std::string& root) -> arrow::Status {

@@ -52,7 +52,9 @@ class LogStore {
   virtual arrow::Result<std::shared_ptr<arrow::Buffer>> Read(const std::string& path) = 0;
 
   /// The listing entry of one file (size and modification time) without listing its directory.
-  /// A missing file (or one that is not a regular file) is DeltaErrorCode::kMissingFile. The
+  /// A missing file is DeltaErrorCode::kMissingFile; an entry that is not a regular file (a
+  /// directory, FIFO, ...) is an IOError saying so, so that a caller probing for the next log
+  /// file does not take it for an absent one. The
   /// default implementation lists the directory from the file's name on; the local store asks
   /// the filesystem for that one file.
   virtual arrow::Result<FileEntry> Stat(const std::string& path);

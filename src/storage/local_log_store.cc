@@ -237,7 +237,8 @@ class LocalLogStore final : public LogStore {
       return ErrnoError("failed to stat", path, err);
     }
     if (!S_ISREG(st.st_mode)) {
-      return DeltaError(DeltaErrorCode::kMissingFile, "file " + path + " is not a regular file");
+      return arrow::Status::IOError("file ", path, " is not a regular file (",
+                                    internal::FileTypeName(st.st_mode), ")");
     }
     FileEntry entry;
     entry.path = path;

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -77,6 +79,25 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, HostileTableTest, ::testing::ValuesIn(Hostil
                          [](const ::testing::TestParamInfo<HostileCase>& info) {
                            return info.param.name;
                          });
+
+TEST(HostileTableCache, ANextCommitThatIsAFifoIsAnErrorForAnOpenTable) {
+  // An open table looks for the commits after its cached snapshot one by one; a FIFO under the
+  // next commit's name must not look like the end of the log.
+  TempDir dir;
+  const std::string root = dir.str();
+  ASSERT_TRUE(BuildHostileBase(root).ok());
+  auto table = DeltaTable::Open(root);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  auto first = (*table)->Latest();
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ((*first)->version(), 1);
+  const std::string fifo = root + "/_delta_log/00000000000000000002.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  auto second = (*table)->Latest();
+  ASSERT_FALSE(second.ok()) << "version " << (*second)->version();
+  EXPECT_TRUE(IsDeltaError(second.status(), DeltaErrorCode::kCorruptLog)) << second.status();
+  EXPECT_THAT(second.status().message(), HasSubstr(fifo));
+}
 
 TEST(HostileTableNeighbours, TheBaseTableReads) {
   TempDir dir;

@@ -6,6 +6,7 @@
 #include <arrow/util/parallel.h>
 #include <fmt/core.h>
 
+#include <deque>
 #include <set>
 #include <unordered_set>
 
@@ -172,8 +173,15 @@ arrow::Status CheckCommitFileActions(const arrow::RecordBatch& batch, const std:
   const auto& paths = static_cast<const arrow::StringArray&>(*batch.column(kPathCol));
   const auto& is_add = static_cast<const arrow::BooleanArray&>(*batch.column(kNumFileActionColumns));
   FileKeyReader keys(batch, root);
-  std::unordered_set<std::string> add_paths, remove_paths, add_keys;
+  // Views into the batch for paths kept as they are (the usual case, no copy); keys that had
+  // to be built are owned by `built`, whose elements never move.
+  std::unordered_set<std::string_view> add_paths, remove_paths, add_keys;
+  std::deque<std::string> built;
   std::string scratch;
+  auto view = [&](std::string_view key) -> std::string_view {
+    if (key.data() == scratch.data()) return built.emplace_back(key);
+    return key;
+  };
   auto fail = [&](std::string_view path, std::string_view what) {
     return DeltaError(DeltaErrorCode::kCorruptLog,
                       fmt::format("table {} version {}: commit {}: file {} {} in one commit", root,
@@ -184,13 +192,14 @@ arrow::Status CheckCommitFileActions(const arrow::RecordBatch& batch, const std:
     for (int64_t i = 0; i < batch.num_rows(); ++i) {
       if (is_add.Value(i) != adds) continue;
       const std::string_view raw = paths.GetView(i);
-      std::string path = IsCanonicalAsIs(raw) ? std::string(raw) : CanonicalFilePath(raw, root);
+      const std::string_view path =
+          IsCanonicalAsIs(raw) ? raw : built.emplace_back(CanonicalFilePath(raw, root));
       if (adds) {
-        if (!add_paths.insert(std::move(path)).second) return fail(raw, "is added twice");
-        add_keys.emplace(keys.Key(i, &scratch));
+        if (!add_paths.insert(path).second) return fail(raw, "is added twice");
+        add_keys.insert(view(keys.Key(i, &scratch)));
       } else {
-        if (!remove_paths.insert(std::move(path)).second) return fail(raw, "is removed twice");
-        if (add_keys.contains(std::string(keys.Key(i, &scratch)))) {
+        if (!remove_paths.insert(path).second) return fail(raw, "is removed twice");
+        if (add_keys.contains(keys.Key(i, &scratch))) {
           return fail(raw, "is both added and removed with the same deletion vector");
         }
       }

@@ -350,6 +350,12 @@ std::vector<HostileCase> MakeCases() {
          return MakeDirectory(LogFile(root, CommitName(1)));
        },
        DeltaErrorCode::kCorruptLog, {"{root}", "version 1", CommitName(1), "not a regular file"}});
+  add({"commit_unreadable", "version 2's commit cannot be opened (a symbolic link to itself)",
+       [](const std::string& root) -> arrow::Status {
+         ARROW_RETURN_NOT_OK(BuildHostileBase(root));
+         return MakeUnreadable(LogFile(root, CommitName(2)));
+       },
+       std::nullopt, {"{root}", commit2, "failed to stat"}});
   add({"checkpoint_is_directory", "the checkpoint of version 1 is a directory",
        [](const std::string& root) -> arrow::Status {
          ARROW_RETURN_NOT_OK(BuildWithCheckpoint(root));

@@ -171,7 +171,8 @@ namespace {
 arrow::Status CheckCommitFileActions(const arrow::RecordBatch& batch, const std::string& root,
                                      int64_t version, const std::string& file) {
   const auto& paths = static_cast<const arrow::StringArray&>(*batch.column(kPathCol));
-  const auto& is_add = static_cast<const arrow::BooleanArray&>(*batch.column(kNumFileActionColumns));
+  const auto& is_add =
+      static_cast<const arrow::BooleanArray&>(*batch.column(kNumFileActionColumns));
   FileKeyReader keys(batch, root);
   // Views into the batch for paths kept as they are (the usual case, no copy); keys that had
   // to be built are owned by `built`, whose elements never move.

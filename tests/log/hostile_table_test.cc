@@ -211,7 +211,8 @@ TEST(HostileTableNeighbours, MultiPartNumbersBeyondIntAreNotCheckpointNames) {
   EXPECT_FALSE(
       internal::ParseLogFileName("00000000000000000001.checkpoint.0000000002.0000000001.parquet")
           .has_value());
-  auto ok = internal::ParseLogFileName("00000000000000000001.checkpoint.0000000001.0000000002.parquet");
+  auto ok = internal::ParseLogFileName(
+      "00000000000000000001.checkpoint.0000000001.0000000002.parquet");
   ASSERT_TRUE(ok.has_value());
   EXPECT_EQ(ok->part, 1);
   EXPECT_EQ(ok->num_parts, 2);

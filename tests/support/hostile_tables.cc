@@ -233,13 +233,16 @@ std::vector<HostileCase> MakeCases() {
   add({"dv_absolute_path_outside",
        "version 2 gives the data file a `p` deletion vector at file:///etc/passwd",
        WithDvUpdate([](const std::string&) { return DvJson("p", "file:///etc/passwd"); }),
-       DeltaErrorCode::kCorruptLog, {"{root}", v2, "file:///etc/passwd", "outside the table root"}});
+       DeltaErrorCode::kCorruptLog,
+       {"{root}", v2, "file:///etc/passwd", "outside the table root"}});
   add({"dv_other_scheme", "version 2 gives the data file a `p` deletion vector at s3://b/dv.bin",
        WithDvUpdate([](const std::string&) { return DvJson("p", "s3://b/dv.bin"); }),
        DeltaErrorCode::kCorruptLog, {"{root}", v2, "s3://b/dv.bin"}});
   add({"dv_relative_prefix_outside",
        "version 2 gives the data file a `u` deletion vector whose prefix is ../../../x",
-       WithDvUpdate([](const std::string&) { return DvJson("u", "../../../xITfmIXOK!>U^L:if1E+a"); }),
+       WithDvUpdate([](const std::string&) {
+         return DvJson("u", "../../../xITfmIXOK!>U^L:if1E+a");
+       }),
        DeltaErrorCode::kCorruptLog,
        {"{root}", v2, "../../../xITfmIXOK!>U^L:if1E+a", "outside the table root"}});
   add({"sidecar_path_outside",
@@ -247,7 +250,8 @@ std::vector<HostileCase> MakeCases() {
        [](const std::string& root) -> arrow::Status {
          ARROW_RETURN_NOT_OK(BuildHostileBase(root));
          const std::string schema =
-             R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},)"
+             R"({"type":"struct","fields":[)"
+             R"({"name":"id","type":"long","nullable":true,"metadata":{}},)"
              R"({"name":"p","type":"string","nullable":true,"metadata":{}}]})";
          std::string body = std::string(R"({"checkpointMetadata":{"version":1}})") + "\n" +
                             kProtocolLine + "\n" + MetadataLine(schema) + "\n" +
@@ -296,7 +300,8 @@ std::vector<HostileCase> MakeCases() {
   add({"protocol_version_beyond_int",
        "version 2 sets minReaderVersion 4294967299 (which wraps to 3 as a 32-bit int)",
        WithCommit2({R"({"protocol":{"minReaderVersion":4294967299,"minWriterVersion":7,)"
-                    R"("readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}})"}),
+                    R"("readerFeatures":["deletionVectors"],)"
+                    R"("writerFeatures":["deletionVectors"]}})"}),
        DeltaErrorCode::kCorruptLog,
        {"{root}", v2, commit2, "protocol.minReaderVersion is 4294967299"}});
   add({"txn_version_float", "version 2 records a txn of version 1e3",
@@ -380,7 +385,8 @@ std::vector<HostileCase> MakeCases() {
          ARROW_RETURN_NOT_OK(BuildHostileBase(root));
          return MakeFifo(root + "/" + HostileDataFile(root));
        },
-       DeltaErrorCode::kCorruptLog, {"{root}", "version 1", "part-", "not a regular file (a FIFO)"}});
+       DeltaErrorCode::kCorruptLog,
+       {"{root}", "version 1", "part-", "not a regular file (a FIFO)"}});
   add({"data_file_is_directory", "the data file of version 1 is a directory",
        [](const std::string& root) -> arrow::Status {
          ARROW_RETURN_NOT_OK(BuildHostileBase(root));
@@ -420,17 +426,20 @@ std::vector<HostileCase> MakeCases() {
       R"({"name":"p","type":"string","nullable":true,"metadata":{}})";
   add({"schema_duplicate_column", "version 2's schema has columns id and ID",
        WithCommit2({MetadataLine(
-           R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},)"
+           R"({"type":"struct","fields":[)"
+           R"({"name":"id","type":"long","nullable":true,"metadata":{}},)"
            R"({"name":"ID","type":"long","nullable":true,"metadata":{}},)" + id_p + "]}")}),
        DeltaErrorCode::kCorruptLog, {"{root}", v2, commit2, "duplicate column name 'ID'"}});
   add({"schema_duplicate_nested_field", "version 2's schema has a struct s with fields a and A",
        WithCommit2({MetadataLine(
-           R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},)"
+           R"({"type":"struct","fields":[)"
+           R"({"name":"id","type":"long","nullable":true,"metadata":{}},)"
            R"({"name":"s","type":{"type":"struct","fields":[)"
            R"({"name":"a","type":"long","nullable":true,"metadata":{}},)"
            R"({"name":"A","type":"long","nullable":true,"metadata":{}}]},"nullable":true,)"
            R"("metadata":{}},)" + id_p + "]}")}),
-       DeltaErrorCode::kCorruptLog, {"{root}", v2, commit2, "field 's'", "duplicate column name 'A'"}});
+       DeltaErrorCode::kCorruptLog,
+       {"{root}", v2, commit2, "field 's'", "duplicate column name 'A'"}});
   add({"add_without_partition_value", "version 2 adds a file whose partitionValues lack p",
        WithCommit2({AddLine("x.parquet", "", "{}")}), DeltaErrorCode::kCorruptLog,
        {"{root}", v2, "x.parquet", "no entry for partition column 'p'"}});

@@ -21,6 +21,8 @@ struct FileEntry {
   std::string path;               ///< full path (same form as the listed directory + "/" + name)
   int64_t size = 0;
   int64_t modification_time_ms = 0;  ///< milliseconds since the epoch
+  /// False for a directory, FIFO, socket or device (only ListAll returns those).
+  bool regular = true;
 };
 
 /// The log store: the only way deltacpp touches `_delta_log/`. Implementations are safe to call
@@ -34,6 +36,13 @@ class LogStore {
   virtual arrow::Result<std::vector<FileEntry>> List(const std::string& dir,
                                                      std::string_view start_after_name = {}) = 0;
 
+  /// Like List, but entries that are not regular files (directories, FIFOs, sockets, devices)
+  /// are listed too, with `regular` false and no size or time, so a reader can refuse such an
+  /// entry under a log file's name instead of overlooking it. The default returns List's
+  /// entries (for stores that hold nothing but regular files).
+  virtual arrow::Result<std::vector<FileEntry>> ListAll(const std::string& dir,
+                                                        std::string_view start_after_name = {});
+
   /// The bare names (not paths) of the regular files `List` would return, without their sizes
   /// and times: cheaper where those cost a request per file. The default takes them from List.
   virtual arrow::Result<std::vector<std::string>> ListNames(const std::string& dir,
@@ -43,7 +52,9 @@ class LogStore {
   virtual arrow::Result<std::shared_ptr<arrow::Buffer>> Read(const std::string& path) = 0;
 
   /// The listing entry of one file (size and modification time) without listing its directory.
-  /// A missing file (or one that is not a regular file) is DeltaErrorCode::kMissingFile. The
+  /// A missing file is DeltaErrorCode::kMissingFile; an entry that is not a regular file (a
+  /// directory, FIFO, ...) is an IOError saying so, so that a caller probing for the next log
+  /// file does not take it for an absent one. The
   /// default implementation lists the directory from the file's name on; the local store asks
   /// the filesystem for that one file.
   virtual arrow::Result<FileEntry> Stat(const std::string& path);

@@ -8,12 +8,15 @@
 #include <parquet/arrow/schema.h>
 #include <parquet/exception.h>
 
+#include <limits>
 #include <mutex>
 
 #include "deltacpp/error.h"
 #include "log/file_action_schema.h"
+#include "log/json_int_field.h"
 #include "log/stats_struct_json.h"
 #include "protocol/path_encoding.h"
+#include "storage/regular_file.h"
 #include "util/thread_pools.h"
 
 namespace deltacpp::internal {
@@ -53,16 +56,67 @@ std::optional<std::string> StrAt(const std::shared_ptr<arrow::Array>& a, int64_t
   return std::nullopt;
 }
 
-std::optional<int64_t> IntAt(const std::shared_ptr<arrow::Array>& a, int64_t i) {
+// The integer of `field` (`<action>.<name>`, for messages) at row i: nullopt when the column is
+// absent or the value null. A column of a non-integer type, or a value outside `range`, is
+// CorruptLog: it is never rounded, narrowed or taken as absent.
+arrow::Result<std::optional<int64_t>> IntAt(const std::shared_ptr<arrow::Array>& a, int64_t i,
+                                            IntFieldRange range, const std::string& where,
+                                            std::string_view field) {
   if (!a || a->IsNull(i)) return std::nullopt;
+  int64_t value = 0;
   switch (a->type_id()) {
+    case arrow::Type::INT8:
+      value = static_cast<const arrow::Int8Array&>(*a).Value(i);
+      break;
+    case arrow::Type::INT16:
+      value = static_cast<const arrow::Int16Array&>(*a).Value(i);
+      break;
     case arrow::Type::INT32:
-      return static_cast<const arrow::Int32Array&>(*a).Value(i);
+      value = static_cast<const arrow::Int32Array&>(*a).Value(i);
+      break;
     case arrow::Type::INT64:
-      return static_cast<const arrow::Int64Array&>(*a).Value(i);
+      value = static_cast<const arrow::Int64Array&>(*a).Value(i);
+      break;
+    case arrow::Type::UINT8:
+      value = static_cast<const arrow::UInt8Array&>(*a).Value(i);
+      break;
+    case arrow::Type::UINT16:
+      value = static_cast<const arrow::UInt16Array&>(*a).Value(i);
+      break;
+    case arrow::Type::UINT32:
+      value = static_cast<const arrow::UInt32Array&>(*a).Value(i);
+      break;
+    case arrow::Type::UINT64: {
+      const uint64_t u = static_cast<const arrow::UInt64Array&>(*a).Value(i);
+      if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        return DeltaError(DeltaErrorCode::kCorruptLog,
+                          fmt::format("{}: {} is {}, not {}", where, field, u, range.what));
+      }
+      value = static_cast<int64_t>(u);
+      break;
+    }
     default:
-      return std::nullopt;
+      return DeltaError(DeltaErrorCode::kCorruptLog,
+                        fmt::format("{}: column {} has type {}, not an integer type", where,
+                                    field, a->type()->ToString()));
   }
+  if (value < range.min || value > range.max) {
+    return DeltaError(DeltaErrorCode::kCorruptLog,
+                      fmt::format("{}: {} is {}, not {}", where, field, value, range.what));
+  }
+  return value;
+}
+
+// The chunk of a top-level action column as a struct array; another type is CorruptLog.
+arrow::Result<const arrow::StructArray*> ActionStruct(const std::shared_ptr<arrow::Array>& chunk,
+                                                      const std::string& where,
+                                                      std::string_view action) {
+  if (chunk->type_id() != arrow::Type::STRUCT) {
+    return DeltaError(DeltaErrorCode::kCorruptLog,
+                      fmt::format("{}: column {} has type {}, not a struct", where, action,
+                                  chunk->type()->ToString()));
+  }
+  return static_cast<const arrow::StructArray*>(chunk.get());
 }
 
 std::optional<bool> BoolAt(const std::shared_ptr<arrow::Array>& a, int64_t i) {
@@ -103,11 +157,14 @@ arrow::Status ExtractNonFileActions(const arrow::Table& table, const std::string
   };
   if (auto col = column("protocol")) {
     for (const auto& chunk : col->chunks()) {
-      const auto& s = static_cast<const arrow::StructArray&>(*chunk);
+      ARROW_ASSIGN_OR_RAISE(auto sp, ActionStruct(chunk, where, "protocol"));
+      const auto& s = *sp;
       for (int64_t i = 0; i < s.length(); ++i) {
         if (s.IsNull(i)) continue;
-        auto r = IntAt(Child(s, "minReaderVersion"), i);
-        auto w = IntAt(Child(s, "minWriterVersion"), i);
+        ARROW_ASSIGN_OR_RAISE(auto r, IntAt(Child(s, "minReaderVersion"), i, kPositiveIntField,
+                                            where, "protocol.minReaderVersion"));
+        ARROW_ASSIGN_OR_RAISE(auto w, IntAt(Child(s, "minWriterVersion"), i, kPositiveIntField,
+                                            where, "protocol.minWriterVersion"));
         if (!r || !w) {
           return DeltaError(DeltaErrorCode::kCorruptLog,
                             where + ": protocol without minReaderVersion/minWriterVersion");
@@ -123,7 +180,8 @@ arrow::Status ExtractNonFileActions(const arrow::Table& table, const std::string
   }
   if (auto col = column("metaData")) {
     for (const auto& chunk : col->chunks()) {
-      const auto& s = static_cast<const arrow::StructArray&>(*chunk);
+      ARROW_ASSIGN_OR_RAISE(auto sp, ActionStruct(chunk, where, "metaData"));
+      const auto& s = *sp;
       for (int64_t i = 0; i < s.length(); ++i) {
         if (s.IsNull(i)) continue;
         Metadata m;
@@ -143,25 +201,35 @@ arrow::Status ExtractNonFileActions(const arrow::Table& table, const std::string
         m.partition_columns = ListAt(Child(s, "partitionColumns"), i).value_or(
             std::vector<std::string>{});
         m.configuration = MapAt(Child(s, "configuration"), i);
-        m.created_time = IntAt(Child(s, "createdTime"), i);
+        ARROW_ASSIGN_OR_RAISE(m.created_time, IntAt(Child(s, "createdTime"), i, kLongField,
+                                                     where, "metaData.createdTime"));
         out->metadata = std::move(m);
       }
     }
   }
   if (auto col = column("txn")) {
     for (const auto& chunk : col->chunks()) {
-      const auto& s = static_cast<const arrow::StructArray&>(*chunk);
+      ARROW_ASSIGN_OR_RAISE(auto sp, ActionStruct(chunk, where, "txn"));
+      const auto& s = *sp;
       for (int64_t i = 0; i < s.length(); ++i) {
         if (s.IsNull(i)) continue;
         auto app = StrAt(Child(s, "appId"), i);
-        auto ver = IntAt(Child(s, "version"), i);
-        if (app && ver) out->txns.push_back(Txn{*app, *ver, IntAt(Child(s, "lastUpdated"), i)});
+        ARROW_ASSIGN_OR_RAISE(auto ver,
+                              IntAt(Child(s, "version"), i, kLongField, where, "txn.version"));
+        ARROW_ASSIGN_OR_RAISE(auto last_updated, IntAt(Child(s, "lastUpdated"), i, kLongField,
+                                                       where, "txn.lastUpdated"));
+        if (!app || !ver) {
+          return DeltaError(DeltaErrorCode::kCorruptLog,
+                            where + ": txn action without appId/version");
+        }
+        out->txns.push_back(Txn{*app, *ver, last_updated});
       }
     }
   }
   if (auto col = column("domainMetadata")) {
     for (const auto& chunk : col->chunks()) {
-      const auto& s = static_cast<const arrow::StructArray&>(*chunk);
+      ARROW_ASSIGN_OR_RAISE(auto sp, ActionStruct(chunk, where, "domainMetadata"));
+      const auto& s = *sp;
       for (int64_t i = 0; i < s.length(); ++i) {
         if (s.IsNull(i)) continue;
         auto domain = StrAt(Child(s, "domain"), i);
@@ -174,13 +242,18 @@ arrow::Status ExtractNonFileActions(const arrow::Table& table, const std::string
   }
   if (auto col = column("sidecar")) {
     for (const auto& chunk : col->chunks()) {
-      const auto& s = static_cast<const arrow::StructArray&>(*chunk);
+      ARROW_ASSIGN_OR_RAISE(auto sp, ActionStruct(chunk, where, "sidecar"));
+      const auto& s = *sp;
       for (int64_t i = 0; i < s.length(); ++i) {
         if (s.IsNull(i)) continue;
         Sidecar sc;
         sc.path = StrAt(Child(s, "path"), i).value_or("");
-        sc.size_in_bytes = IntAt(Child(s, "sizeInBytes"), i).value_or(0);
-        sc.modification_time = IntAt(Child(s, "modificationTime"), i).value_or(0);
+        ARROW_ASSIGN_OR_RAISE(auto size, IntAt(Child(s, "sizeInBytes"), i, kNonNegativeLongField,
+                                               where, "sidecar.sizeInBytes"));
+        ARROW_ASSIGN_OR_RAISE(auto mtime, IntAt(Child(s, "modificationTime"), i, kLongField,
+                                                where, "sidecar.modificationTime"));
+        sc.size_in_bytes = size.value_or(0);
+        sc.modification_time = mtime.value_or(0);
         sc.tags = MapAt(Child(s, "tags"), i);
         out->sidecars.push_back(std::move(sc));
       }
@@ -188,25 +261,70 @@ arrow::Status ExtractNonFileActions(const arrow::Table& table, const std::string
   }
   if (auto col = column("checkpointMetadata")) {
     for (const auto& chunk : col->chunks()) {
-      const auto& s = static_cast<const arrow::StructArray&>(*chunk);
+      ARROW_ASSIGN_OR_RAISE(auto sp, ActionStruct(chunk, where, "checkpointMetadata"));
+      const auto& s = *sp;
       for (int64_t i = 0; i < s.length(); ++i) {
         if (s.IsNull(i)) continue;
+        ARROW_ASSIGN_OR_RAISE(auto version, IntAt(Child(s, "version"), i, kNonNegativeLongField,
+                                                  where, "checkpointMetadata.version"));
         out->checkpoint_metadata =
-            CheckpointMetadata{IntAt(Child(s, "version"), i).value_or(0), MapAt(Child(s, "tags"), i)};
+            CheckpointMetadata{version.value_or(0), MapAt(Child(s, "tags"), i)};
       }
     }
   }
   return arrow::Status::OK();
 }
 
+// The first negative value of an integer column that must not hold one, among the rows of adds.
+arrow::Status CheckNonNegative(const arrow::Array& column, const arrow::Array& paths,
+                               const std::string& where, std::string_view field) {
+  auto check = [&](auto& values) -> arrow::Status {
+    for (int64_t i = 0; i < values.length(); ++i) {
+      if (values.IsValid(i) && values.Value(i) < 0 && paths.IsValid(i)) {
+        return DeltaError(DeltaErrorCode::kCorruptLog,
+                          fmt::format("{}: {} is {}, not a non-negative number (row {})", where,
+                                      field, values.Value(i), i));
+      }
+    }
+    return arrow::Status::OK();
+  };
+  if (column.type_id() == arrow::Type::INT64) {
+    return check(static_cast<const arrow::Int64Array&>(column));
+  }
+  return check(static_cast<const arrow::Int32Array&>(column));
+}
+
+// Sizes, counts and offsets of checkpoint adds are never negative.
+arrow::Status CheckAddRanges(const arrow::RecordBatch& batch, const std::string& where) {
+  const auto& paths = *batch.column(kPathCol);
+  ARROW_RETURN_NOT_OK(CheckNonNegative(*batch.column(kSizeCol), paths, where, "add.size"));
+  ARROW_RETURN_NOT_OK(
+      CheckNonNegative(*batch.column(kBaseRowIdCol), paths, where, "add.baseRowId"));
+  ARROW_RETURN_NOT_OK(CheckNonNegative(*batch.column(kDefaultRowCommitVersionCol), paths, where,
+                                       "add.defaultRowCommitVersion"));
+  const auto& dv = static_cast<const arrow::StructArray&>(*batch.column(kDeletionVectorCol));
+  if (dv.null_count() == dv.length()) return arrow::Status::OK();
+  ARROW_RETURN_NOT_OK(CheckNonNegative(*dv.field(kDvOffset), paths, where,
+                                       "add.deletionVector.offset"));
+  ARROW_RETURN_NOT_OK(CheckNonNegative(*dv.field(kDvSizeInBytes), paths, where,
+                                       "add.deletionVector.sizeInBytes"));
+  return CheckNonNegative(*dv.field(kDvCardinality), paths, where,
+                          "add.deletionVector.cardinality");
+}
+
 // The `add` column normalised. Rows holding another action keep a null path; replay skips them,
 // which saves copying the (large) add column just to drop them.
-arrow::Status ExtractAdds(const arrow::ChunkedArray& column,
+arrow::Status ExtractAdds(const arrow::ChunkedArray& column, const std::string& where,
                           std::vector<std::shared_ptr<arrow::RecordBatch>>* out) {
   for (const auto& chunk : column.chunks()) {
     if (chunk->null_count() == chunk->length()) continue;
+    ARROW_RETURN_NOT_OK(ActionStruct(chunk, where, "add").status());
     auto s = std::static_pointer_cast<arrow::StructArray>(chunk);
-    ARROW_ASSIGN_OR_RAISE(auto batch, NormalizeCheckpointFileActions(s));
+    auto normalized = NormalizeCheckpointFileActions(s);
+    if (!normalized.ok()) {
+      return normalized.status().WithMessage(where, ": ", normalized.status().message());
+    }
+    auto batch = normalized.MoveValueUnsafe();
     if (auto parsed = s->GetFieldByName("stats_parsed");
         parsed && parsed->type_id() == arrow::Type::STRUCT && !s->GetFieldByName("stats")) {
       ARROW_ASSIGN_OR_RAISE(auto json,
@@ -219,6 +337,7 @@ arrow::Status ExtractAdds(const arrow::ChunkedArray& column,
       ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(batch, valid));
       batch = filtered.record_batch();
     }
+    ARROW_RETURN_NOT_OK(CheckAddRanges(*batch, where));
     if (batch->num_rows() > 0) out->push_back(std::move(batch));
   }
   return arrow::Status::OK();
@@ -228,7 +347,7 @@ arrow::Status ExtractAdds(const arrow::ChunkedArray& column,
 arrow::Result<std::shared_ptr<arrow::Table>> ReadParquetColumns(
     arrow::fs::FileSystem& fs, const std::string& path, const std::vector<std::string>& wanted,
     bool use_cpu_pool) {
-  ARROW_ASSIGN_OR_RAISE(auto input, fs.OpenInputFile(path));
+  ARROW_ASSIGN_OR_RAISE(auto input, OpenRegularFile(fs, path));
   parquet::ArrowReaderProperties props;
   props.set_pre_buffer(true);
   props.set_use_threads(use_cpu_pool);
@@ -302,7 +421,9 @@ arrow::Status ReadOneFile(LogStore& store, const std::string& path, bool is_json
     return DeltaError(DeltaErrorCode::kCorruptLog, where + ": cannot read checkpoint: " + e.what());
   }
   std::vector<std::shared_ptr<arrow::RecordBatch>> adds;
-  if (auto col = table->GetColumnByName("add")) ARROW_RETURN_NOT_OK(ExtractAdds(*col, &adds));
+  if (auto col = table->GetColumnByName("add")) {
+    ARROW_RETURN_NOT_OK(ExtractAdds(*col, where, &adds));
+  }
   ParsedActions local;
   ARROW_RETURN_NOT_OK(ExtractNonFileActions(*table, where, &local));
   std::lock_guard<std::mutex> lock(*mu);
@@ -341,9 +462,12 @@ arrow::Result<CheckpointContent> ReadCheckpoint(LogStore& store, const LogSegmen
   if (!sidecars.empty()) {
     std::vector<arrow::Status> sc_status(sidecars.size());
     auto read_sidecar = [&](int i) {
-      auto resolved = ResolveLogPath(segment.log_dir + "/_sidecars", sidecars[i].path);
+      auto resolved =
+          ResolveFileInTable(segment.table_root, segment.log_dir + "/_sidecars", sidecars[i].path);
       if (!resolved.ok()) {
-        sc_status[i] = resolved.status();
+        sc_status[i] = resolved.status().WithMessage(
+            "table ", segment.table_root, " version ", segment.version, ": sidecar: ",
+            resolved.status().message());
         return arrow::Status::OK();
       }
       const std::string& path = *resolved;

@@ -5,6 +5,7 @@
 
 #include "deltacpp/error.h"
 #include "log/file_action_schema.h"
+#include "log/json_int_field.h"
 
 namespace deltacpp::internal {
 
@@ -77,13 +78,13 @@ arrow::Status Corrupt(const std::string& where, std::string_view what) {
   return DeltaError(DeltaErrorCode::kCorruptLog, fmt::format("{}: {}", where, what));
 }
 
+// Appends the integer at `key` (null when absent); `range` must fit the builder's type.
 template <typename T>
-arrow::Status AppendOptInt(T& builder, object obj, std::string_view key) {
-  auto v = obj[key];
-  if (v.error() || v.value().is_null()) return builder.AppendNull();
-  auto i = v.value().get_int64();
-  if (i.error()) return builder.AppendNull();
-  return builder.Append(static_cast<typename T::value_type>(i.value()));
+arrow::Status AppendOptInt(T& builder, object obj, std::string_view key, IntFieldRange range,
+                           std::string_view where, std::string_view action) {
+  ARROW_ASSIGN_OR_RAISE(auto value, ReadIntField(obj, key, range, where, action));
+  if (!value) return builder.AppendNull();
+  return builder.Append(static_cast<typename T::value_type>(*value));
 }
 
 arrow::Status AppendOptString(arrow::StringBuilder& builder, object obj, std::string_view key) {
@@ -121,10 +122,12 @@ arrow::Status FileActionBuilder::Append(object obj, bool is_add, const std::stri
     return Corrupt(where, is_add ? "add action without a path" : "remove action without a path");
   }
   ARROW_RETURN_NOT_OK(path_.Append(std::string_view(p.value().get_string().value())));
+  const std::string_view action = is_add ? "add" : "remove";
   ARROW_RETURN_NOT_OK(
       AppendStringMap(partition_values_, *pv_keys_, *pv_items_, obj, "partitionValues"));
-  ARROW_RETURN_NOT_OK(AppendOptInt(size_, obj, "size"));
-  ARROW_RETURN_NOT_OK(AppendOptInt(mtime_, obj, "modificationTime"));
+  ARROW_RETURN_NOT_OK(AppendOptInt(size_, obj, "size", kNonNegativeLongField, where, action));
+  ARROW_RETURN_NOT_OK(
+      AppendOptInt(mtime_, obj, "modificationTime", kLongField, where, action));
   {
     auto dc = obj["dataChange"];
     if (dc.error() || !dc.value().is_bool()) {
@@ -144,16 +147,22 @@ arrow::Status FileActionBuilder::Append(object obj, bool is_add, const std::stri
       ARROW_RETURN_NOT_OK(dv_.Append());
       ARROW_RETURN_NOT_OK(AppendOptString(*dv_storage_, d, "storageType"));
       ARROW_RETURN_NOT_OK(AppendOptString(*dv_path_, d, "pathOrInlineDv"));
-      ARROW_RETURN_NOT_OK(AppendOptInt(*dv_offset_, d, "offset"));
-      ARROW_RETURN_NOT_OK(AppendOptInt(*dv_size_, d, "sizeInBytes"));
-      ARROW_RETURN_NOT_OK(AppendOptInt(*dv_card_, d, "cardinality"));
+      const std::string_view dv_action = is_add ? "add.deletionVector" : "remove.deletionVector";
+      ARROW_RETURN_NOT_OK(
+          AppendOptInt(*dv_offset_, d, "offset", kNonNegativeIntField, where, dv_action));
+      ARROW_RETURN_NOT_OK(
+          AppendOptInt(*dv_size_, d, "sizeInBytes", kNonNegativeIntField, where, dv_action));
+      ARROW_RETURN_NOT_OK(
+          AppendOptInt(*dv_card_, d, "cardinality", kNonNegativeLongField, where, dv_action));
     }
   }
-  ARROW_RETURN_NOT_OK(AppendOptInt(base_row_id_, obj, "baseRowId"));
-  ARROW_RETURN_NOT_OK(AppendOptInt(default_row_commit_, obj, "defaultRowCommitVersion"));
+  ARROW_RETURN_NOT_OK(
+      AppendOptInt(base_row_id_, obj, "baseRowId", kNonNegativeLongField, where, action));
+  ARROW_RETURN_NOT_OK(AppendOptInt(default_row_commit_, obj, "defaultRowCommitVersion",
+                                   kNonNegativeLongField, where, action));
   ARROW_RETURN_NOT_OK(AppendOptString(clustering_, obj, "clusteringProvider"));
   ARROW_RETURN_NOT_OK(is_add_.Append(is_add));
-  return AppendOptInt(deletion_ts_, obj, "deletionTimestamp");
+  return AppendOptInt(deletion_ts_, obj, "deletionTimestamp", kLongField, where, action);
 }
 
 std::optional<std::string> OptString(object obj, std::string_view key) {
@@ -162,7 +171,8 @@ std::optional<std::string> OptString(object obj, std::string_view key) {
   return std::string(v.value().get_string().value());
 }
 
-std::optional<int64_t> OptInt(object obj, std::string_view key) {
+// Lenient: for free-form commitInfo fields, where a value of another type is not an error.
+std::optional<int64_t> OptIntLenient(object obj, std::string_view key) {
   auto v = obj[key];
   if (v.error()) return std::nullopt;
   auto i = v.value().get_int64();
@@ -197,8 +207,10 @@ std::optional<std::vector<std::string>> OptStringList(object obj, std::string_vi
 }
 
 arrow::Status ParseProtocol(object o, const std::string& where, Protocol* out) {
-  auto r = OptInt(o, "minReaderVersion");
-  auto w = OptInt(o, "minWriterVersion");
+  ARROW_ASSIGN_OR_RAISE(auto r,
+                        ReadIntField(o, "minReaderVersion", kPositiveIntField, where, "protocol"));
+  ARROW_ASSIGN_OR_RAISE(auto w,
+                        ReadIntField(o, "minWriterVersion", kPositiveIntField, where, "protocol"));
   if (!r || !w) return Corrupt(where, "protocol action without minReaderVersion/minWriterVersion");
   out->min_reader_version = static_cast<int32_t>(*r);
   out->min_writer_version = static_cast<int32_t>(*w);
@@ -222,7 +234,8 @@ arrow::Status ParseMetadata(object o, const std::string& where, Metadata* out) {
   }
   out->partition_columns = OptStringList(o, "partitionColumns").value_or(std::vector<std::string>{});
   out->configuration = StringMap(o, "configuration");
-  out->created_time = OptInt(o, "createdTime");
+  ARROW_ASSIGN_OR_RAISE(out->created_time,
+                        ReadIntField(o, "createdTime", kLongField, where, "metaData"));
   return arrow::Status::OK();
 }
 
@@ -291,15 +304,20 @@ arrow::Result<ParsedActions> ParseActionFile(std::string_view content,
         } else if (key == "commitInfo") {
           CommitInfo ci;
           ci.raw_json = simdjson::minify(value);
-          ci.timestamp = OptInt(o, "timestamp");
-          ci.in_commit_timestamp = OptInt(o, "inCommitTimestamp");
+          ci.timestamp = OptIntLenient(o, "timestamp");
+          // Free-form otherwise, but the in-commit timestamp orders versions in time.
+          ARROW_ASSIGN_OR_RAISE(ci.in_commit_timestamp,
+                                ReadIntField(o, "inCommitTimestamp", kLongField, where,
+                                             "commitInfo"));
           ci.operation = OptString(o, "operation");
           result.commit_info = std::move(ci);
         } else if (key == "txn") {
           auto app = OptString(o, "appId");
-          auto ver = OptInt(o, "version");
+          ARROW_ASSIGN_OR_RAISE(auto ver, ReadIntField(o, "version", kLongField, where, "txn"));
           if (!app || !ver) return Corrupt(where, "txn action without appId/version");
-          result.txns.push_back(Txn{*app, *ver, OptInt(o, "lastUpdated")});
+          ARROW_ASSIGN_OR_RAISE(auto last_updated,
+                                ReadIntField(o, "lastUpdated", kLongField, where, "txn"));
+          result.txns.push_back(Txn{*app, *ver, last_updated});
         } else if (key == "domainMetadata") {
           auto domain = OptString(o, "domain");
           if (!domain) return Corrupt(where, "domainMetadata action without domain");
@@ -325,7 +343,9 @@ arrow::Result<ParsedActions> ParseActionFile(std::string_view content,
               c.partition_values.emplace(std::string(k), std::move(text));
             }
           }
-          c.size = OptInt(o, "size").value_or(0);
+          ARROW_ASSIGN_OR_RAISE(auto size,
+                                ReadIntField(o, "size", kNonNegativeLongField, where, "cdc"));
+          c.size = size.value_or(0);
           c.tags = StringMap(o, "tags");
           result.cdc_files.push_back(std::move(c));
         } else if (key == "sidecar") {
@@ -333,13 +353,19 @@ arrow::Result<ParsedActions> ParseActionFile(std::string_view content,
           auto path = OptString(o, "path");
           if (!path) return Corrupt(where, "sidecar action without path");
           s.path = *path;
-          s.size_in_bytes = OptInt(o, "sizeInBytes").value_or(0);
-          s.modification_time = OptInt(o, "modificationTime").value_or(0);
+          ARROW_ASSIGN_OR_RAISE(
+              auto size, ReadIntField(o, "sizeInBytes", kNonNegativeLongField, where, "sidecar"));
+          ARROW_ASSIGN_OR_RAISE(
+              auto mtime, ReadIntField(o, "modificationTime", kLongField, where, "sidecar"));
+          s.size_in_bytes = size.value_or(0);
+          s.modification_time = mtime.value_or(0);
           s.tags = StringMap(o, "tags");
           result.sidecars.push_back(std::move(s));
         } else if (key == "checkpointMetadata") {
+          ARROW_ASSIGN_OR_RAISE(auto version, ReadIntField(o, "version", kNonNegativeLongField,
+                                                           where, "checkpointMetadata"));
           result.checkpoint_metadata =
-              CheckpointMetadata{OptInt(o, "version").value_or(0), StringMap(o, "tags")};
+              CheckpointMetadata{version.value_or(0), StringMap(o, "tags")};
         }
         // Unknown actions are ignored, as the protocol requires.
       }

@@ -34,7 +34,9 @@ arrow::Result<std::shared_ptr<DeltaTable>> DeltaTable::Locate(std::string_view l
 arrow::Result<bool> DeltaTable::Exists() const {
   // A valid `_last_checkpoint` lets the listing start at its version: log files from there on
   // mean a table, and a long log is not listed (and stat'ed) whole.
-  if (auto hint = internal::ReadLastCheckpointHint(*store_, internal::LogDir(root_))) {
+  ARROW_ASSIGN_OR_RAISE(auto hint,
+                        internal::ReadLastCheckpointHint(*store_, internal::LogDir(root_)));
+  if (hint) {
     ARROW_ASSIGN_OR_RAISE(auto files,
                           internal::ListLogFiles(*store_, root_, internal::VersionPrefix(*hint)));
     if (!files.empty()) return true;

@@ -1,6 +1,9 @@
 #include "log/file_action_schema.h"
 
 #include <arrow/compute/api.h>
+#include <fmt/core.h>
+
+#include "deltacpp/error.h"
 
 namespace deltacpp::internal {
 
@@ -73,10 +76,11 @@ arrow::Result<std::shared_ptr<arrow::Array>> ToStringMap(const std::shared_ptr<a
 
 arrow::Result<std::shared_ptr<arrow::Array>> Conform(const std::shared_ptr<arrow::Array>& arr,
                                                      const std::shared_ptr<arrow::DataType>& type,
-                                                     int64_t length);
+                                                     int64_t length, const std::string& field);
 
 arrow::Result<std::shared_ptr<arrow::Array>> ConformStruct(
-    const std::shared_ptr<arrow::StructArray>& arr, const std::shared_ptr<arrow::DataType>& type) {
+    const std::shared_ptr<arrow::StructArray>& arr, const std::shared_ptr<arrow::DataType>& type,
+    const std::string& field) {
   // Children are taken unsliced so they line up with the struct's own offset and validity.
   auto data = arr->data();
   const int64_t full_length = data->offset + data->length;
@@ -85,7 +89,7 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformStruct(
     int idx = static_cast<const arrow::StructType&>(*arr->type()).GetFieldIndex(f->name());
     std::shared_ptr<arrow::Array> child;
     if (idx >= 0) child = arrow::MakeArray(data->child_data[idx]);
-    ARROW_ASSIGN_OR_RAISE(auto c, Conform(child, f->type(), full_length));
+    ARROW_ASSIGN_OR_RAISE(auto c, Conform(child, f->type(), full_length, field + "." + f->name()));
     children.push_back(std::move(c));
   }
   return std::make_shared<arrow::StructArray>(type, data->length, children, data->buffers[0],
@@ -94,21 +98,34 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformStruct(
 
 arrow::Result<std::shared_ptr<arrow::Array>> Conform(const std::shared_ptr<arrow::Array>& arr,
                                                      const std::shared_ptr<arrow::DataType>& type,
-                                                     int64_t length) {
+                                                     int64_t length, const std::string& field) {
   if (!arr) return arrow::MakeArrayOfNull(type, length);
   if (arr->type()->Equals(*type)) return arr;
   if (type->id() == arrow::Type::MAP) return ToStringMap(arr);
   if (type->id() == arrow::Type::STRUCT && arr->type_id() == arrow::Type::STRUCT) {
-    return ConformStruct(std::static_pointer_cast<arrow::StructArray>(arr), type);
+    return ConformStruct(std::static_pointer_cast<arrow::StructArray>(arr), type, field);
   }
-  ARROW_ASSIGN_OR_RAISE(auto cast, arrow::compute::Cast(*arr, type));
-  return cast;
+  // An integer field is only taken from an integer column: a float or string one would be
+  // rounded or parsed. The cast is a checked one, so a value beyond the field's width fails.
+  if (arrow::is_integer(type->id()) && !arrow::is_integer(arr->type_id())) {
+    return DeltaError(DeltaErrorCode::kCorruptLog,
+                      fmt::format("column {} has type {}, not an integer type", field,
+                                  arr->type()->ToString()));
+  }
+  auto cast = arrow::compute::Cast(*arr, type);
+  if (!cast.ok()) {
+    return DeltaError(DeltaErrorCode::kCorruptLog,
+                      fmt::format("column {} of type {} does not fit {}: {}", field,
+                                  arr->type()->ToString(), type->ToString(),
+                                  cast.status().message()));
+  }
+  return cast.MoveValueUnsafe();
 }
 
 }  // namespace
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> NormalizeCheckpointFileActions(
-    const std::shared_ptr<arrow::StructArray>& actions) {
+    const std::shared_ptr<arrow::StructArray>& actions, std::string_view action) {
   const auto& schema = FileActionSchema();
   std::vector<std::shared_ptr<arrow::Array>> columns;
   columns.reserve(schema->num_fields());
@@ -117,7 +134,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> NormalizeCheckpointFileAction
   // valid add).
   for (const auto& f : schema->fields()) {
     std::shared_ptr<arrow::Array> child = actions->GetFieldByName(f->name());  // sliced
-    ARROW_ASSIGN_OR_RAISE(auto c, Conform(child, f->type(), actions->length()));
+    ARROW_ASSIGN_OR_RAISE(auto c, Conform(child, f->type(), actions->length(),
+                                          std::string(action) + "." + f->name()));
     columns.push_back(std::move(c));
   }
   return arrow::RecordBatch::Make(schema, actions->length(), std::move(columns));

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace deltacpp::internal {
 
@@ -51,9 +52,11 @@ const std::shared_ptr<arrow::Schema>& ReplayBatchSchema();
 
 /// Converts a struct array read from a checkpoint (`add` or `remove` column, any field order,
 /// missing or extra fields, map field names as written) into the columns of FileActionSchema().
-/// Rows where the struct itself is null are kept (callers filter them).
+/// Rows where the struct itself is null are kept (callers filter them). An integer field held in
+/// a column of another type (float, string) or whose values do not fit the field's width is
+/// CorruptLog naming the column as `<action>.<field>`.
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> NormalizeCheckpointFileActions(
-    const std::shared_ptr<arrow::StructArray>& actions);
+    const std::shared_ptr<arrow::StructArray>& actions, std::string_view action = "add");
 
 /// The partition values (keys as in the log, null values as nullopt) of row `row` of a batch
 /// in FileActionSchema() or ReplayBatchSchema() layout.

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <charconv>
+#include <limits>
 
 namespace deltacpp::internal {
 
@@ -51,7 +52,9 @@ std::optional<LogFileName> ParseLogFileName(std::string_view name) {
     auto dot = body.find('.');
     if (parquet && dot != std::string_view::npos) {
       int64_t part = 0, parts = 0;
-      if (ParseDigits(body.substr(0, dot), &part) && ParseDigits(body.substr(dot + 1), &parts)) {
+      // Part numbers beyond int32 would wrap into small ones and pass for another checkpoint.
+      if (ParseDigits(body.substr(0, dot), &part) && ParseDigits(body.substr(dot + 1), &parts) &&
+          part >= 1 && part <= parts && parts <= std::numeric_limits<int32_t>::max()) {
         result.kind = LogFileKind::kMultiPartCheckpoint;
         result.part = static_cast<int32_t>(part);
         result.num_parts = static_cast<int32_t>(parts);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "deltacpp/error.h"
+#include "log/json_int_field.h"
 
 namespace deltacpp::internal {
 
@@ -76,28 +77,51 @@ std::map<int64_t, CheckpointChoice> CompleteCheckpoints(const std::vector<LogFil
 
 }  // namespace
 
-std::optional<int64_t> ReadLastCheckpointHint(LogStore& store, const std::string& log_dir) {
-  auto buf = store.Read(log_dir + "/_last_checkpoint");
-  if (!buf.ok()) return std::nullopt;
+arrow::Result<std::optional<int64_t>> ReadLastCheckpointHint(LogStore& store,
+                                                             const std::string& log_dir) {
+  const std::string path = log_dir + "/_last_checkpoint";
+  auto buf = store.Read(path);
+  if (!buf.ok()) {
+    if (IsDeltaError(buf.status(), DeltaErrorCode::kMissingFile)) return std::nullopt;
+    // A directory, FIFO or unreadable file there is damage, not an absent hint.
+    return DeltaError(DeltaErrorCode::kCorruptLog,
+                      fmt::format("{}: cannot read it: {}", path, buf.status().message()));
+  }
   simdjson::dom::parser parser;
   simdjson::padded_string padded((*buf)->data_as<char>(), (*buf)->size());
   simdjson::dom::element doc;
-  if (parser.parse(padded).get(doc)) return std::nullopt;
-  int64_t version = 0;
-  if (doc["version"].get_int64().get(version)) return std::nullopt;
-  if (version < 0) return std::nullopt;
-  return version;
+  // A torn write (the file is replaced without being locked) is expected: no hint then.
+  if (parser.parse(padded).get(doc) || !doc.is_object()) return std::nullopt;
+  simdjson::dom::object obj = doc.get_object().value();
+  // Any number out of its type or range makes the whole hint unusable (never narrowed into a
+  // plausible one); the listing, which is authoritative, is used instead.
+  auto version = ReadIntField(obj, "version", kNonNegativeLongField, path, "_last_checkpoint");
+  if (!version.ok() ||
+      !ReadIntField(obj, "size", kNonNegativeLongField, path, "_last_checkpoint").ok() ||
+      !ReadIntField(obj, "parts", kPositiveIntField, path, "_last_checkpoint").ok() ||
+      !ReadIntField(obj, "sizeInBytes", kNonNegativeLongField, path, "_last_checkpoint").ok() ||
+      !ReadIntField(obj, "numOfAddFiles", kNonNegativeLongField, path, "_last_checkpoint").ok()) {
+    return std::nullopt;
+  }
+  return *version;
 }
 
 arrow::Result<std::vector<LogFile>> ListLogFiles(LogStore& store, const std::string& table_root,
                                                  std::string_view start_after_name) {
   const std::string log_dir = LogDir(table_root);
-  ARROW_ASSIGN_OR_RAISE(auto entries, store.List(log_dir, start_after_name));
+  ARROW_ASSIGN_OR_RAISE(auto entries, store.ListAll(log_dir, start_after_name));
   std::vector<LogFile> files;
   files.reserve(entries.size());
   for (auto& e : entries) {
     auto name = ParseLogFileName(BaseName(e.path));
     if (!name) continue;
+    if (!e.regular) {
+      // Skipping it would read another version as the latest, or report a gap that is not one.
+      return DeltaError(DeltaErrorCode::kCorruptLog,
+                        fmt::format("table {} version {}: log file {} is not a regular file "
+                                    "(a directory, FIFO, socket or device)",
+                                    table_root, name->version, e.path));
+    }
     files.push_back(LogFile{std::move(e), *name});
   }
   return files;
@@ -113,13 +137,15 @@ std::optional<int64_t> EarliestReconstructableVersion(const std::vector<LogFile>
 }
 
 arrow::Result<LogSegment> BuildLogSegment(LogStore& store, const std::string& table_root,
-                                          std::optional<int64_t> version) {
+                                          std::optional<int64_t> version,
+                                          std::optional<int64_t> checkpoint_below) {
   LogSegment seg;
   seg.table_root = table_root;
   seg.log_dir = LogDir(table_root);
 
-  std::optional<int64_t> hint = ReadLastCheckpointHint(store, seg.log_dir);
+  ARROW_ASSIGN_OR_RAISE(std::optional<int64_t> hint, ReadLastCheckpointHint(store, seg.log_dir));
   if (hint && version && *hint > *version) hint.reset();
+  if (hint && checkpoint_below && *hint >= *checkpoint_below) hint.reset();
 
   std::vector<LogFile> files;
   std::map<int64_t, CheckpointChoice> checkpoints;
@@ -159,8 +185,10 @@ arrow::Result<LogSegment> BuildLogSegment(LogStore& store, const std::string& ta
   }
   seg.version = target;
 
-  // Newest complete checkpoint at or below the target.
-  auto it = checkpoints.upper_bound(target);
+  // Newest complete checkpoint at or below the target (and below `checkpoint_below`).
+  const int64_t newest_usable =
+      checkpoint_below ? std::min(target, *checkpoint_below - 1) : target;
+  auto it = checkpoints.upper_bound(newest_usable);
   if (it != checkpoints.begin()) {
     --it;
     seg.checkpoint_version = it->first;

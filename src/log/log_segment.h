@@ -32,20 +32,26 @@ struct LogSegment {
 std::string LogDir(const std::string& table_root);
 
 /// Lists every recognised log file, sorted by version. A missing `_delta_log` or one with no
-/// commit and no checkpoint is TableNotFound.
+/// commit and no checkpoint is TableNotFound. A recognised name that is not a regular file (a
+/// directory, FIFO, ...) is CorruptLog: skipping it would silently read another version.
 arrow::Result<std::vector<LogFile>> ListLogFiles(LogStore& store, const std::string& table_root,
                                                  std::string_view start_after_name = {});
 
-/// The version `_last_checkpoint` names; nullopt when the file is missing or unparsable (it is
-/// only ever a hint).
-std::optional<int64_t> ReadLastCheckpointHint(LogStore& store, const std::string& log_dir);
+/// The version `_last_checkpoint` names; nullopt when the file is missing, torn (not parsable
+/// JSON), has no version, or any of `version`, `size`, `parts`, `sizeInBytes`, `numOfAddFiles`
+/// is not an integer of its type and range: it is only ever a hint, and the listing replaces
+/// it. Error (CorruptLog naming the file): it cannot be read (a directory, FIFO, no permission).
+arrow::Result<std::optional<int64_t>> ReadLastCheckpointHint(LogStore& store,
+                                                             const std::string& log_dir);
 
 /// Builds the segment for `version` (latest when absent). Uses `_last_checkpoint` as a hint
 /// only: a missing, stale or corrupt hint falls back to the listing. Errors: TableNotFound,
 /// VersionNotFound (beyond the latest or before the earliest reconstructable version),
-/// CorruptLog (gaps in the commits).
+/// CorruptLog (gaps in the commits). With `checkpoint_below`, only checkpoints of lower versions
+/// are used (to replay without one that cannot be read).
 arrow::Result<LogSegment> BuildLogSegment(LogStore& store, const std::string& table_root,
-                                          std::optional<int64_t> version);
+                                          std::optional<int64_t> version,
+                                          std::optional<int64_t> checkpoint_below = std::nullopt);
 
 /// The earliest version that can be reconstructed from the given listing: 0 when commit 0
 /// exists, otherwise the oldest complete checkpoint.

@@ -5,6 +5,7 @@
 #include <arrow/util/bit_util.h>
 #include <fmt/core.h>
 
+#include <deque>
 #include <set>
 #include <unordered_set>
 
@@ -161,6 +162,51 @@ int64_t CommitTimestamp(const std::optional<CommitInfo>& ci, const TableConfig& 
 
 namespace {
 
+// The per-commit rules of the protocol for file actions: a path appears at most once among the
+// adds and at most once among the removes (whatever its deletion vector), and the same path may
+// be both added and removed only with different deletion vectors. Actions of one commit have no
+// order, so a commit breaking these has no single meaning.
+arrow::Status CheckCommitFileActions(const arrow::RecordBatch& batch, const std::string& root,
+                                     int64_t version, const std::string& file) {
+  const auto& paths = static_cast<const arrow::StringArray&>(*batch.column(kPathCol));
+  const auto& is_add =
+      static_cast<const arrow::BooleanArray&>(*batch.column(kNumFileActionColumns));
+  FileKeyReader keys(batch, root);
+  // Views into the batch for paths kept as they are (the usual case, no copy); keys that had
+  // to be built are owned by `built`, whose elements never move.
+  std::unordered_set<std::string_view> add_paths, remove_paths, add_keys;
+  std::deque<std::string> built;
+  std::string scratch;
+  auto view = [&](std::string_view key) -> std::string_view {
+    if (key.data() == scratch.data()) return built.emplace_back(key);
+    return key;
+  };
+  auto fail = [&](std::string_view path, std::string_view what) {
+    return DeltaError(DeltaErrorCode::kCorruptLog,
+                      fmt::format("table {} version {}: commit {}: file {} {} in one commit", root,
+                                  version, file, path, what));
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool adds = pass == 0;
+    for (int64_t i = 0; i < batch.num_rows(); ++i) {
+      if (is_add.Value(i) != adds) continue;
+      const std::string_view raw = paths.GetView(i);
+      const std::string_view path =
+          IsCanonicalAsIs(raw) ? raw : built.emplace_back(CanonicalFilePath(raw, root));
+      if (adds) {
+        if (!add_paths.insert(path).second) return fail(raw, "is added twice");
+        add_keys.insert(view(keys.Key(i, &scratch)));
+      } else {
+        if (!remove_paths.insert(path).second) return fail(raw, "is removed twice");
+        if (add_keys.contains(keys.Key(i, &scratch))) {
+          return fail(raw, "is both added and removed with the same deletion vector");
+        }
+      }
+    }
+  }
+  return arrow::Status::OK();
+}
+
 // Reads and parses commits in parallel; I/O and JSON parsing dominate.
 arrow::Result<std::vector<ParsedActions>> ParseCommits(LogStore& store, const std::string& root,
                                                        const std::vector<LogFile>& commits) {
@@ -170,18 +216,24 @@ arrow::Result<std::vector<ParsedActions>> ParseCommits(LogStore& store, const st
     auto buf = store.Read(commits[i].entry.path);
     if (!buf.ok()) {
       statuses[i] = DeltaError(DeltaErrorCode::kCorruptLog,
-                               fmt::format("table {}: cannot read commit {}: {}", root,
-                                           commits[i].entry.path, buf.status().message()));
+                               fmt::format("table {} version {}: cannot read commit {}: {}", root,
+                                           commits[i].name.version, commits[i].entry.path,
+                                           buf.status().message()));
       return arrow::Status::OK();
     }
     auto result = ParseActionFile(
         std::string_view((*buf)->data_as<char>(), (*buf)->size()),
-        fmt::format("table {}: commit {}", root, commits[i].entry.path));
-    if (result.ok()) {
-      parsed[i] = std::move(*result);
-    } else {
+        fmt::format("table {} version {}: commit {}", root, commits[i].name.version,
+                    commits[i].entry.path));
+    if (!result.ok()) {
       statuses[i] = result.status();
+      return arrow::Status::OK();
     }
+    if (result->file_actions && result->file_actions->num_rows() > 1) {
+      statuses[i] = CheckCommitFileActions(*result->file_actions, root, commits[i].name.version,
+                                           commits[i].entry.path);
+    }
+    parsed[i] = std::move(*result);
     return arrow::Status::OK();
   };
   ARROW_RETURN_NOT_OK(CpuParallelFor(
@@ -193,10 +245,12 @@ arrow::Result<std::vector<ParsedActions>> ParseCommits(LogStore& store, const st
 // Reconciles `parsed` (commits after the base, oldest first) on top of `base` (a checkpoint's
 // content, or an earlier snapshot's state in the same form) into the state of `version`.
 // Leaves commit_info and timestamp_ms to the caller.
+// `commits` names the file of each of `parsed`, `base_source` that of `base` (for messages).
 arrow::Result<Snapshot::State> Reconcile(const std::string& root,
                                          const std::shared_ptr<LogStore>& store, int64_t version,
                                          std::vector<ParsedActions>& parsed,
-                                         CheckpointContent& base) {
+                                         const std::vector<LogFile>& commits,
+                                         CheckpointContent& base, std::string_view base_source) {
   Snapshot::State state;
   state.table_root = root;
   state.store = store;
@@ -205,10 +259,14 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
   // Newest first: the first protocol/metaData/txn/domain seen wins.
   std::optional<Protocol> protocol;
   std::optional<Metadata> metadata;
+  std::string_view metadata_source;
   std::set<std::string> seen_domains;
-  auto take_non_file = [&](ParsedActions& a) {
+  auto take_non_file = [&](ParsedActions& a, std::string_view source) {
     if (!protocol && a.protocol) protocol = std::move(a.protocol);
-    if (!metadata && a.metadata) metadata = std::move(a.metadata);
+    if (!metadata && a.metadata) {
+      metadata = std::move(a.metadata);
+      metadata_source = source;
+    }
     for (auto it = a.txns.rbegin(); it != a.txns.rend(); ++it) {
       state.txns.emplace(it->app_id, *it);
     }
@@ -218,8 +276,8 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
       }
     }
   };
-  for (auto it = parsed.rbegin(); it != parsed.rend(); ++it) take_non_file(*it);
-  take_non_file(base.actions);
+  for (size_t i = parsed.size(); i-- > 0;) take_non_file(parsed[i], commits[i].entry.path);
+  take_non_file(base.actions, base_source);
 
   const std::string at = fmt::format("table {} version {}", root, version);
   if (!protocol) {
@@ -234,7 +292,9 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
   {
     auto schema = SchemaFromDeltaJson(state.metadata.schema_string);
     if (!schema.ok()) {
-      return arrow::Status(schema.status().code(), at + ": schema: " + schema.status().message(),
+      return arrow::Status(schema.status().code(),
+                           fmt::format("{}: schema of the metaData in {}: {}", at,
+                                       metadata_source, schema.status().message()),
                            schema.status().detail());
     }
     state.schema = *schema;
@@ -301,12 +361,30 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
 arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>& store,
                                                 const LogSegment& segment) {
   const std::string& root = segment.table_root;
-  ARROW_ASSIGN_OR_RAISE(auto parsed, ParseCommits(*store, root, segment.commits));
   CheckpointContent checkpoint;
   if (segment.checkpoint_version) {
-    ARROW_ASSIGN_OR_RAISE(checkpoint, ReadCheckpoint(*store, segment));
+    auto read = ReadCheckpoint(*store, segment);
+    if (!read.ok()) {
+      // As delta-spark does: a checkpoint that cannot be read is replayed around, from an older
+      // checkpoint or from commit 0, when the commits it summarises are all still there.
+      auto older = BuildLogSegment(*store, root, segment.version, *segment.checkpoint_version);
+      if (!older.ok()) {
+        return DeltaError(
+            DeltaErrorCode::kCorruptLog,
+            fmt::format("table {} version {}: the checkpoint of version {} cannot be read, and "
+                        "the log cannot be replayed without it ({}): {}",
+                        root, segment.version, *segment.checkpoint_version,
+                        older.status().message(), read.status().message()));
+      }
+      return ReplayLogSegment(store, *older);
+    }
+    checkpoint = std::move(*read);
   }
-  ARROW_ASSIGN_OR_RAISE(auto state, Reconcile(root, store, segment.version, parsed, checkpoint));
+  ARROW_ASSIGN_OR_RAISE(auto parsed, ParseCommits(*store, root, segment.commits));
+  const std::string base_source =
+      segment.checkpoint_files.empty() ? std::string() : segment.checkpoint_files[0].entry.path;
+  ARROW_ASSIGN_OR_RAISE(auto state, Reconcile(root, store, segment.version, parsed,
+                                              segment.commits, checkpoint, base_source));
   state.checkpoint_version = segment.checkpoint_version;
 
   // commitInfo and timestamp of this exact version.
@@ -315,13 +393,21 @@ arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>&
     state.commit_info = parsed.back().commit_info;
     file_time = segment.commits.back().entry.modification_time_ms;
   } else if (segment.version_commit) {
+    // The commit of a checkpointed version gives its commitInfo (and in-commit timestamp): one
+    // that is listed but cannot be read or parsed is an error, not a missing timestamp.
+    const std::string& path = segment.version_commit->entry.path;
     file_time = segment.version_commit->entry.modification_time_ms;
-    auto buf = store->Read(segment.version_commit->entry.path);
-    if (buf.ok()) {
-      auto p = ParseActionFile(std::string_view((*buf)->data_as<char>(), (*buf)->size()),
-                               segment.version_commit->entry.path);
-      if (p.ok()) state.commit_info = p->commit_info;
+    auto buf = store->Read(path);
+    if (!buf.ok()) {
+      return DeltaError(DeltaErrorCode::kCorruptLog,
+                        fmt::format("table {} version {}: cannot read commit {}: {}", root,
+                                    segment.version, path, buf.status().message()));
     }
+    ARROW_ASSIGN_OR_RAISE(
+        auto p, ParseActionFile(std::string_view((*buf)->data_as<char>(), (*buf)->size()),
+                                fmt::format("table {} version {}: commit {}", root,
+                                            segment.version, path)));
+    state.commit_info = p.commit_info;
   } else if (!segment.checkpoint_files.empty()) {
     file_time = segment.checkpoint_files[0].entry.modification_time_ms;
   }
@@ -348,8 +434,9 @@ arrow::Result<Snapshot::State> ReplayCommitsOnto(const Snapshot::State& base,
   for (const auto& [app_id, txn] : base.txns) previous.actions.txns.push_back(txn);
   for (const auto& [name, domain] : base.domains) previous.actions.domains.push_back(domain);
   if (base.files) previous.adds.push_back(base.files);
-  ARROW_ASSIGN_OR_RAISE(auto state,
-                        Reconcile(root, base.store, commits.back().name.version, parsed, previous));
+  ARROW_ASSIGN_OR_RAISE(
+      auto state, Reconcile(root, base.store, commits.back().name.version, parsed, commits,
+                            previous, fmt::format("the snapshot of version {}", base.version)));
   state.checkpoint_version = base.checkpoint_version;
   state.commit_info = parsed.back().commit_info;
   state.timestamp_ms = CommitTimestamp(state.commit_info, state.config,

@@ -9,7 +9,11 @@ namespace deltacpp::internal {
 /// Reads the segment's checkpoint and commits (in parallel) and reconciles them per the
 /// protocol: newest protocol/metaData win, latest txn per appId, live domains, and live files
 /// keyed by (decoded path, deletion vector id). The protocol is checked before anything else
-/// is trusted. Errors: CorruptLog (no protocol/metaData, malformed commit), UnsupportedFeature.
+/// is trusted. A checkpoint that cannot be read (corrupt, truncated, not a regular file) is
+/// replayed around from an older checkpoint or commit 0 when every commit needed for that is
+/// there. Errors: CorruptLog (no protocol/metaData, malformed commit, an unreadable checkpoint
+/// without the commits to replace it, conflicting file actions in one commit),
+/// UnsupportedFeature.
 arrow::Result<Snapshot::State> ReplayLogSegment(const std::shared_ptr<LogStore>& store,
                                                 const LogSegment& segment);
 

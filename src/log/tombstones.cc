@@ -14,6 +14,7 @@
 #include "log/commit_parser.h"
 #include "log/file_action_schema.h"
 #include "protocol/path_encoding.h"
+#include "storage/regular_file.h"
 #include "util/thread_pools.h"
 
 namespace deltacpp::internal {
@@ -94,7 +95,7 @@ arrow::Status CollectTombstones(const std::shared_ptr<arrow::RecordBatch>& batch
 // Top-level columns `names` of a Parquet checkpoint or sidecar file; absent ones are nullptr.
 arrow::Result<std::vector<std::shared_ptr<arrow::ChunkedArray>>> ReadTopLevelColumns(
     arrow::fs::FileSystem& fs, const std::string& path, const std::vector<std::string>& names) {
-  ARROW_ASSIGN_OR_RAISE(auto input, fs.OpenInputFile(path));
+  ARROW_ASSIGN_OR_RAISE(auto input, OpenRegularFile(fs, path));
   parquet::arrow::FileReaderBuilder builder;
   ARROW_RETURN_NOT_OK(builder.Open(input));
   parquet::ArrowReaderProperties props;
@@ -123,7 +124,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> RemoveChunkToBatch(
                                   chunk->type()->ToString());
   }
   auto removes = std::static_pointer_cast<arrow::StructArray>(chunk);
-  ARROW_ASSIGN_OR_RAISE(auto files, NormalizeCheckpointFileActions(removes));
+  ARROW_ASSIGN_OR_RAISE(auto files, NormalizeCheckpointFileActions(removes, "remove"));
   std::vector<std::shared_ptr<arrow::Array>> columns = files->columns();
   if (removes->null_count() > 0) {
     // A null struct row may still have a path in its children: null it out from the struct's
@@ -262,7 +263,12 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> LoadTombstones(LogStore& stor
     std::vector<std::string> sidecars = std::move(removes.sidecars);
     removes.sidecars.clear();
     for (const auto& raw : sidecars) {
-      ARROW_ASSIGN_OR_RAISE(auto path, ResolveLogPath(segment.log_dir + "/_sidecars", raw));
+      auto resolved = ResolveFileInTable(root, segment.log_dir + "/_sidecars", raw);
+      if (!resolved.ok()) {
+        return resolved.status().WithMessage("table ", root, " version ", segment.version,
+                                             ": sidecar: ", resolved.status().message());
+      }
+      const std::string& path = *resolved;
       std::string where = fmt::format("table {}: sidecar {}", root, path);
       ARROW_RETURN_NOT_OK(ReadCheckpointRemoves(store, path, false, false, where, &removes));
     }

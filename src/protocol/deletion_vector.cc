@@ -9,6 +9,8 @@
 #include <memory>
 
 #include "deltacpp/error.h"
+#include "protocol/path_encoding.h"
+#include "storage/regular_file.h"
 #include "util/uri.h"
 
 namespace deltacpp::internal {
@@ -217,17 +219,27 @@ arrow::Result<std::string> DeletionVectorAbsolutePath(const DeletionVectorDescri
                                                       const std::string& table_root) {
   if (dv.storage_type == "u") {
     ARROW_ASSIGN_OR_RAISE(auto parts, SplitUuidPayload(dv, table_root));
-    return UuidFilePath(table_root, parts.first, "", parts.second);
+    // The random prefix is free text: a `..` in it must not lead out of the table.
+    std::string file = UuidFilePath(table_root, parts.first, "", parts.second);
+    if (parts.first.find("..") == std::string::npos) return file;
+    auto path = CheckInsideTable(table_root, file);
+    if (!path.ok()) {
+      return Corrupt(fmt::format("table {}: deletion vector '{}': {}", table_root,
+                                 dv.path_or_inline_dv, path.status().message()));
+    }
+    return path.MoveValueUnsafe();
   }
   if (dv.storage_type == "p") {
-    auto path = LocalPathFromUri(dv.path_or_inline_dv);
+    const std::string_view raw = dv.path_or_inline_dv;
+    if (!IsAbsoluteUri(raw) && !raw.starts_with("/")) {
+      return Corrupt(fmt::format("table {}: deletion vector path '{}' is not an absolute URI",
+                                 table_root, raw));
+    }
+    const std::string root = TrimTrailingSlashes(table_root);
+    auto path = ResolveFileInTable(root, root, raw);
     if (!path.ok()) {
-      std::string msg = fmt::format("table {}: deletion vector path '{}': {}", table_root,
-                                    dv.path_or_inline_dv, path.status().message());
-      if (IsDeltaError(path.status(), DeltaErrorCode::kUnsupportedStorage)) {
-        return DeltaError(DeltaErrorCode::kUnsupportedStorage, std::move(msg));
-      }
-      return Corrupt(std::move(msg));
+      return Corrupt(fmt::format("table {}: deletion vector: {}", table_root,
+                                 path.status().message()));
     }
     return path.MoveValueUnsafe();
   }
@@ -371,12 +383,12 @@ arrow::Result<std::vector<uint64_t>> ReadDeletedRowIndexes(const DeletionVectorD
   }
 
   ARROW_ASSIGN_OR_RAISE(std::string path, DeletionVectorAbsolutePath(dv, table_root));
-  auto file = fs.OpenInputFile(path);
+  auto file = OpenRegularFile(fs, path);
   if (!file.ok() && dv.storage_type == "u" && IsNotFound(fs, path)) {
     ARROW_ASSIGN_OR_RAISE(auto parts, SplitUuidPayload(dv, table_root));
     std::string alternative = UuidFilePath(table_root, parts.first, kSparkTestFilePrefix,
                                            parts.second);
-    auto alternative_file = fs.OpenInputFile(alternative);
+    auto alternative_file = OpenRegularFile(fs, alternative);
     if (alternative_file.ok()) {
       file = std::move(alternative_file);
       path = std::move(alternative);

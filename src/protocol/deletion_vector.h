@@ -40,8 +40,10 @@ uint32_t Crc32(std::string_view data);
 ///   is empty), where the last 20 characters of `pathOrInlineDv` are the Z85 UUID.
 /// - "p": the absolute URI turned into a local path (`file:` scheme or a bare absolute path,
 ///   percent-decoded).
-/// Errors: inline ("i") descriptors have no file (kInvalidArgument); a malformed "u" payload or an
-/// unknown storage type is kCorruptLog; a "p" URI with another scheme is kUnsupportedStorage.
+/// Either way the file must lie inside the table root (ResolveFileInTable).
+/// Errors: inline ("i") descriptors have no file (kInvalidArgument); a malformed "u" payload, an
+/// unknown storage type, a relative "p" path and a path that leads outside the table root
+/// (including a "p" URI with another scheme or host) are kCorruptLog.
 arrow::Result<std::string> DeletionVectorAbsolutePath(const DeletionVectorDescriptor& dv,
                                                       const std::string& table_root);
 

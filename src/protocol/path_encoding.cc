@@ -1,8 +1,11 @@
 #include "protocol/path_encoding.h"
 
+#include <fmt/core.h>
+
 #include <cctype>
 #include <filesystem>
 
+#include "deltacpp/error.h"
 #include "util/uri.h"
 
 namespace deltacpp::internal {
@@ -117,9 +120,63 @@ std::string CanonicalFilePath(std::string_view path, std::string_view table_root
 
 namespace deltacpp::internal {
 
-arrow::Result<std::string> ResolveLogPath(const std::string& base_dir, std::string_view raw) {
-  if (IsAbsoluteUri(raw) || raw.starts_with("/")) return LocalPathFromUri(raw);
-  return base_dir + "/" + UriDecodePath(raw);
+namespace {
+
+arrow::Status OutsideTable(std::string_view what) {
+  return DeltaError(DeltaErrorCode::kCorruptLog, std::string(what));
+}
+
+}  // namespace
+
+arrow::Result<std::string> CheckInsideTable(std::string_view table_root, std::string_view path) {
+  if (path.find('\0') != std::string_view::npos) {
+    return OutsideTable("a file path holds a NUL byte");
+  }
+  std::string normal = std::filesystem::path(path).lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  std::string root = std::filesystem::path(table_root).lexically_normal().string();
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  const bool inside =
+      root == "/" || normal == root ||
+      (normal.size() > root.size() && std::string_view(normal).starts_with(root) &&
+       normal[root.size()] == '/');
+  if (!normal.starts_with("/") || !inside) {
+    return OutsideTable(fmt::format("path {} is outside the table root {}", normal, root));
+  }
+  return normal;
+}
+
+arrow::Result<std::string> ResolveFileInTable(std::string_view table_root,
+                                              std::string_view base_dir, std::string_view raw) {
+  if (raw.empty()) return OutsideTable("empty file path");
+  // The common case, a plain relative path without escapes or `..`, cannot leave the root:
+  // it is kept cheap (scan planning resolves every file).
+  if (IsCanonicalAsIs(raw) && raw.find("..") == std::string_view::npos &&
+      raw.find('\0') == std::string_view::npos) {
+    std::string out;
+    out.reserve(base_dir.size() + 1 + raw.size());
+    out.append(base_dir);
+    out.push_back('/');
+    out.append(raw);
+    return out;
+  }
+  std::string local;
+  if (IsAbsoluteUri(raw) || raw.starts_with("/")) {
+    auto decoded = LocalPathFromUri(raw);
+    if (!decoded.ok()) {
+      // Another scheme or host, or a malformed escape: nothing this reader may open.
+      return OutsideTable(fmt::format("path '{}' names a file outside the table root {}: {}",
+                                      raw, table_root, decoded.status().message()));
+    }
+    local = std::move(*decoded);
+  } else {
+    local = std::string(base_dir) + "/" + UriDecodePath(raw);
+  }
+  auto inside = CheckInsideTable(table_root, local);
+  if (!inside.ok()) {
+    return OutsideTable(fmt::format("path '{}': {}", raw, inside.status().message()));
+  }
+  return inside;
 }
 
 }  // namespace deltacpp::internal

@@ -48,9 +48,21 @@ bool IsAbsoluteUri(std::string_view path);
 
 namespace deltacpp::internal {
 
-/// The local file a log path names: an absolute URI (`file:...`) or absolute path is decoded
-/// as is; a relative path is decoded once and resolved under `base_dir`. Other schemes are
-/// UnsupportedStorage.
-arrow::Result<std::string> ResolveLogPath(const std::string& base_dir, std::string_view raw);
+/// `path` (an absolute local path) lexically normalised, when it lies inside `table_root` (an
+/// absolute local path, normalised here too) or is the root itself. Anything else is CorruptLog
+/// ("... is outside the table root ..."), as is a path holding a NUL byte. The check is lexical:
+/// `..` segments are resolved, symbolic links are not followed.
+arrow::Result<std::string> CheckInsideTable(std::string_view table_root, std::string_view path);
+
+/// The local file a path from the log names: an add/remove/cdc `path`, a `p` deletion vector
+/// path or a sidecar path. An absolute URI (`file:...`) or absolute path is decoded as is; a
+/// relative path is decoded once and taken relative to `base_dir` (the table root, or
+/// `_delta_log/_sidecars` for sidecars). The result must lie inside `table_root`
+/// (CheckInsideTable): `..` that climbs out (also spelled `%2E%2E` or `..%2F`), an absolute path
+/// elsewhere, a `file:` URI naming another host, any other scheme, an encoded NUL or an empty
+/// path are CorruptLog. This is the one place every reader of data, deletion vector and
+/// sidecar files resolves its paths.
+arrow::Result<std::string> ResolveFileInTable(std::string_view table_root,
+                                              std::string_view base_dir, std::string_view raw);
 
 }  // namespace deltacpp::internal

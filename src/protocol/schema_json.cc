@@ -10,6 +10,7 @@
 #include <cctype>
 #include <charconv>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -130,8 +131,17 @@ arrow::Result<ParsedType> ParseType(element e, std::string_view path) {
       return Corrupt(path, "struct without a 'fields' array");
     }
     arrow::FieldVector children;
+    std::unordered_set<std::string> lower_names;
     for (element f : fields) {
       ARROW_ASSIGN_OR_RAISE(auto child, ParseField(f, path));
+      // Column names are case-insensitive in Delta (as in Spark): two that differ only in case
+      // would make every lookup by name ambiguous.
+      std::string lower = child->name();
+      for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (!lower_names.insert(std::move(lower)).second) {
+        return Corrupt(path, "duplicate column name '" + child->name() +
+                                 "' (column names are compared case-insensitively)");
+      }
       children.push_back(std::move(child));
     }
     return ParsedType{arrow::struct_(std::move(children)), false};

@@ -12,6 +12,7 @@
 #include "deltacpp/error.h"
 #include "protocol/deletion_vector.h"
 #include "scan/column_resolver.h"
+#include "storage/regular_file.h"
 
 namespace deltacpp::internal {
 
@@ -99,19 +100,11 @@ arrow::Result<std::shared_ptr<arrow::Array>> KeepMask(const std::vector<uint64_t
   return b.Finish();
 }
 
-arrow::Status FileError(const FileReadPlan& plan, const FileTask& task, const arrow::Status& st,
-                        arrow::fs::FileSystem& fs) {
+// A missing file is already MissingFile here: OpenRegularFile tells it from other failures.
+arrow::Status FileError(const FileReadPlan& plan, const FileTask& task, const arrow::Status& st) {
   std::string msg = fmt::format("table {} version {}: data file {}: {}", plan.table_root,
                                 plan.version, task.path, st.message());
   if (auto code = GetDeltaErrorCode(st)) return DeltaError(*code, std::move(msg));
-  // Arrow keeps the errno out of the message text, so ask the filesystem whether the file is
-  // there rather than parsing the message.
-  if (st.IsIOError()) {
-    auto info = fs.GetFileInfo(task.path);
-    if (info.ok() && info->type() == arrow::fs::FileType::NotFound) {
-      return DeltaError(DeltaErrorCode::kMissingFile, msg + " (the file does not exist)");
-    }
-  }
   return arrow::Status(st.code(), std::move(msg));
 }
 
@@ -121,7 +114,7 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadImpl(
   if (task.deletion_vector) {
     ARROW_ASSIGN_OR_RAISE(deleted, ReadDeletedRowIndexes(*task.deletion_vector, plan.table_root, fs));
   }
-  ARROW_ASSIGN_OR_RAISE(auto input, fs.OpenInputFile(task.path));
+  ARROW_ASSIGN_OR_RAISE(auto input, OpenRegularFile(fs, task.path));
   parquet::ArrowReaderProperties props;
   props.set_pre_buffer(true);
   props.set_use_threads(false);  // files are read in parallel instead
@@ -273,10 +266,10 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadDataFile(
     const FileReadPlan& plan, const FileTask& task, arrow::fs::FileSystem& fs) {
   try {
     auto result = ReadImpl(plan, task, fs);
-    if (!result.ok()) return FileError(plan, task, result.status(), fs);
+    if (!result.ok()) return FileError(plan, task, result.status());
     return result;
   } catch (const parquet::ParquetException& e) {
-    return FileError(plan, task, arrow::Status::IOError(e.what()), fs);
+    return FileError(plan, task, arrow::Status::IOError(e.what()));
   }
 }
 

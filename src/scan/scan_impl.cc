@@ -297,8 +297,15 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
       std::map<std::string, std::shared_ptr<arrow::Scalar>> by_logical;
       for (const auto& [physical, field] : partition_fields) {
         auto it = raw_values.find(physical);
+        if (it == raw_values.end()) {
+          // A missing key is not a null value (that is an explicit null): the add is malformed.
+          return DeltaError(
+              DeltaErrorCode::kCorruptLog,
+              fmt::format("{}: file {}: partitionValues has no entry for partition column '{}'",
+                          where, raw_path, physical));
+        }
         std::optional<std::string_view> raw;
-        if (it != raw_values.end() && it->second) raw = *it->second;
+        if (it->second) raw = *it->second;
         auto scalar = ParsePartitionValue(raw, field->type());
         if (!scalar.ok()) {
           return DeltaError(DeltaErrorCode::kCorruptLog,
@@ -324,7 +331,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
         }
       }
       PlannedFile pf;
-      auto resolved = ResolveLogPath(snap.table_root(), raw_path);
+      auto resolved = ResolveFileInTable(snap.table_root(), snap.table_root(), raw_path);
       if (!resolved.ok()) {
         return arrow::Status(resolved.status().code(),
                              fmt::format("{}: file {}: {}", where, raw_path,

@@ -19,6 +19,7 @@
 #include "deltacpp/error.h"
 #include "deltacpp/storage.h"
 #include "storage/fd_output_stream.h"
+#include "storage/regular_file.h"
 
 namespace deltacpp {
 
@@ -181,6 +182,17 @@ class LocalLogStore final : public LogStore {
 
   arrow::Result<std::vector<FileEntry>> List(const std::string& dir_in,
                                              std::string_view start_after_name) override {
+    return ListEntries(dir_in, start_after_name, /*include_special=*/false);
+  }
+
+  arrow::Result<std::vector<FileEntry>> ListAll(const std::string& dir_in,
+                                                std::string_view start_after_name) override {
+    return ListEntries(dir_in, start_after_name, /*include_special=*/true);
+  }
+
+  arrow::Result<std::vector<FileEntry>> ListEntries(const std::string& dir_in,
+                                                    std::string_view start_after_name,
+                                                    bool include_special) {
     const std::string dir = StripTrailingSlashes(dir_in);
     std::vector<FileEntry> entries;
     ARROW_ASSIGN_OR_RAISE(auto names, ReadNames(dir, start_after_name, /*regular_only=*/false));
@@ -195,7 +207,13 @@ class LocalLogStore final : public LogStore {
         if (errno == ENOENT) continue;
         return ErrnoError("failed to stat", entry.path, errno);
       }
-      if (!S_ISREG(st.st_mode)) continue;
+      if (!S_ISREG(st.st_mode)) {
+        if (include_special) {
+          entry.regular = false;
+          entries.push_back(std::move(entry));
+        }
+        continue;
+      }
       entry.size = static_cast<int64_t>(st.st_size);
       entry.modification_time_ms = ToMillis(st.st_mtim);
       entries.push_back(std::move(entry));
@@ -219,7 +237,8 @@ class LocalLogStore final : public LogStore {
       return ErrnoError("failed to stat", path, err);
     }
     if (!S_ISREG(st.st_mode)) {
-      return DeltaError(DeltaErrorCode::kMissingFile, "file " + path + " is not a regular file");
+      return arrow::Status::IOError("file ", path, " is not a regular file (",
+                                    internal::FileTypeName(st.st_mode), ")");
     }
     FileEntry entry;
     entry.path = path;
@@ -229,7 +248,8 @@ class LocalLogStore final : public LogStore {
   }
 
   arrow::Result<std::shared_ptr<arrow::Buffer>> Read(const std::string& path) override {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+    Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
     if (fd.get() < 0) {
       const int err = errno;
       if (err == ENOENT || err == ENOTDIR) {
@@ -240,8 +260,9 @@ class LocalLogStore final : public LogStore {
     }
     struct stat st;
     if (::fstat(fd.get(), &st) != 0) return ErrnoError("failed to stat", path, errno);
-    if (S_ISDIR(st.st_mode)) {
-      return arrow::Status::IOError("failed to read ", path, ": is a directory");
+    if (!S_ISREG(st.st_mode)) {
+      return arrow::Status::IOError("failed to read ", path, ": not a regular file (",
+                                    internal::FileTypeName(st.st_mode), ")");
     }
     // One spare byte lets the read that sees EOF happen without growing the buffer; reading to
     // EOF rather than trusting st_size copes with a file that changed after the stat.

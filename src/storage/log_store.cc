@@ -21,6 +21,11 @@ arrow::Result<std::vector<std::string>> LogStore::ListNames(const std::string& d
   return names;
 }
 
+arrow::Result<std::vector<FileEntry>> LogStore::ListAll(const std::string& dir,
+                                                       std::string_view start_after_name) {
+  return List(dir, start_after_name);
+}
+
 arrow::Result<FileEntry> LogStore::Stat(const std::string& path) {
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash);

@@ -170,22 +170,44 @@ TEST(DeletionVectorPath, MalformedUuidPayloadIsCorruptLog) {
 TEST(DeletionVectorPath, AbsoluteFileUrisAreDecoded) {
   DeletionVectorDescriptor dv = Dv("p", "");
   dv.path_or_inline_dv = "file:///tmp/my%20table/dv%25x.bin";
-  EXPECT_EQ(*DeletionVectorAbsolutePath(dv, "/t"), "/tmp/my table/dv%x.bin");
+  EXPECT_EQ(*DeletionVectorAbsolutePath(dv, "/tmp"), "/tmp/my table/dv%x.bin");
   dv.path_or_inline_dv = "file:/tmp/a/b.bin";
-  EXPECT_EQ(*DeletionVectorAbsolutePath(dv, "/t"), "/tmp/a/b.bin");
+  EXPECT_EQ(*DeletionVectorAbsolutePath(dv, "/tmp"), "/tmp/a/b.bin");
   dv.path_or_inline_dv = "file://localhost/tmp/a/b.bin";
-  EXPECT_EQ(*DeletionVectorAbsolutePath(dv, "/t"), "/tmp/a/b.bin");
+  EXPECT_EQ(*DeletionVectorAbsolutePath(dv, "/tmp/"), "/tmp/a/b.bin");
   dv.path_or_inline_dv = "/tmp/a%3Db.bin";
-  EXPECT_EQ(*DeletionVectorAbsolutePath(dv, "/t"), "/tmp/a=b.bin");
+  EXPECT_EQ(*DeletionVectorAbsolutePath(dv, "/tmp"), "/tmp/a=b.bin");
+}
+
+TEST(DeletionVectorPath, PathsLeadingOutOfTheTableAreCorruptLog) {
+  DeletionVectorDescriptor dv = Dv("p", "");
+  for (const char* raw : {"file:///etc/passwd", "/etc/passwd", "/t/../etc/passwd",
+                          "/t/%2E%2E/etc/passwd", "file:///tx/dv.bin"}) {
+    dv.path_or_inline_dv = raw;
+    auto st = DeletionVectorAbsolutePath(dv, "/t").status();
+    EXPECT_TRUE(IsDeltaError(st, DeltaErrorCode::kCorruptLog)) << raw << ": " << st.ToString();
+    EXPECT_THAT(st.message(), HasSubstr("outside the table root")) << raw;
+    EXPECT_THAT(st.message(), HasSubstr(raw));
+  }
+  // A random prefix that climbs out of the table.
+  DeletionVectorDescriptor u = Dv("u", "../../x/ITfmIXOK!>U^L:if1E+a");
+  auto st = DeletionVectorAbsolutePath(u, "/data/t").status();
+  EXPECT_TRUE(IsDeltaError(st, DeltaErrorCode::kCorruptLog)) << st.ToString();
+  EXPECT_THAT(st.message(), HasSubstr("/x/deletion_vector_"));
+  // ... but `..` that stays inside is only a spelling.
+  u.path_or_inline_dv = "a/../b/ITfmIXOK!>U^L:if1E+a";
+  EXPECT_EQ(*DeletionVectorAbsolutePath(u, "/data/t"),
+            "/data/t/b/deletion_vector_8aebe228-b96c-4831-b0b6-22882eb9a3d3.bin");
 }
 
 TEST(DeletionVectorPath, OtherSchemesAndInlineHaveNoLocalPath) {
   DeletionVectorDescriptor dv = Dv("p", "s3://bucket/t/dv.bin");
   auto st = DeletionVectorAbsolutePath(dv, "/t").status();
-  EXPECT_TRUE(IsDeltaError(st, DeltaErrorCode::kUnsupportedStorage)) << st.ToString();
+  EXPECT_TRUE(IsDeltaError(st, DeltaErrorCode::kCorruptLog)) << st.ToString();
+  EXPECT_THAT(st.message(), HasSubstr("s3://bucket/t/dv.bin"));
   dv.path_or_inline_dv = "file://otherhost/t/dv.bin";
   st = DeletionVectorAbsolutePath(dv, "/t").status();
-  EXPECT_TRUE(IsDeltaError(st, DeltaErrorCode::kUnsupportedStorage)) << st.ToString();
+  EXPECT_TRUE(IsDeltaError(st, DeltaErrorCode::kCorruptLog)) << st.ToString();
   dv.path_or_inline_dv = "relative/dv.bin";
   st = DeletionVectorAbsolutePath(dv, "/t").status();
   EXPECT_TRUE(IsDeltaError(st, DeltaErrorCode::kCorruptLog)) << st.ToString();

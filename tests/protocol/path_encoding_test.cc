@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "deltacpp/error.h"
 #include "protocol/path_encoding.h"
 #include "support/temp_dir.h"
 
@@ -112,6 +113,43 @@ TEST(PathEncoding, CorpusAddPathsDecodeToExistingFiles) {
   EXPECT_EQ("x=" + EscapePartitionValueForPath("A/A"), "x=A%2FA");
   EXPECT_TRUE(fs::exists(fs::path(deltacpp::testing::ConformanceDir()) / "tables" /
                          "delta-rs-delta-0.8.0-special-partition" / UriDecodePath("x=A%252FA")));
+}
+
+TEST(PathEncoding, ResolvesFilesInsideTheTableRoot) {
+  const std::string root = "/data/t";
+  EXPECT_EQ(*ResolveFileInTable(root, root, "part-0.parquet"), "/data/t/part-0.parquet");
+  EXPECT_EQ(*ResolveFileInTable(root, root, "p=a%3Ab/f.parquet"), "/data/t/p=a:b/f.parquet");
+  EXPECT_EQ(*ResolveFileInTable(root, root, "a/./b/../f.parquet"), "/data/t/a/f.parquet");
+  // Absolute paths and file URIs are allowed when they lie inside the root.
+  EXPECT_EQ(*ResolveFileInTable(root, root, "/data/t/x/f.parquet"), "/data/t/x/f.parquet");
+  EXPECT_EQ(*ResolveFileInTable(root, root, "file:///data/t/f%20g"), "/data/t/f g");
+  EXPECT_EQ(*ResolveFileInTable(root, root, "file:/data/t/f"), "/data/t/f");
+  EXPECT_EQ(*ResolveFileInTable(root, root, "file://localhost/data/t/f"), "/data/t/f");
+  // Sidecars are relative to their own directory.
+  EXPECT_EQ(*ResolveFileInTable(root, root + "/_delta_log/_sidecars", "s.parquet"),
+            "/data/t/_delta_log/_sidecars/s.parquet");
+  // A root of "/" holds everything.
+  EXPECT_EQ(*ResolveFileInTable("/", "/", "/etc/x"), "/etc/x");
+}
+
+TEST(PathEncoding, RefusesFilesOutsideTheTableRoot) {
+  const std::string root = "/data/t";
+  for (const char* raw : {"../x.parquet", "a/../../x", "%2E%2E/x", "..%2Fx", "a/%2e%2e/%2e%2e/x",
+                          "/etc/passwd", "file:///tmp/x", "file:/data/tx/f", "/data/t/../u/f",
+                          "file://otherhost/data/t/f", "s3://bucket/data/t/f",
+                          "hdfs://nn/data/t/f", "a/%00/f", "file:///data/t/%00f", ""}) {
+    auto r = ResolveFileInTable(root, root, raw);
+    ASSERT_FALSE(r.ok()) << raw << " resolved to " << *r;
+    EXPECT_TRUE(IsDeltaError(r.status(), DeltaErrorCode::kCorruptLog)) << raw << ": " << r.status();
+    if (*raw != '\0') {
+      EXPECT_NE(r.status().message().find(std::string("'") + raw + "'"), std::string::npos)
+          << r.status();
+    }
+  }
+  // A sidecar may not climb out of the table either, only out of `_sidecars`.
+  EXPECT_FALSE(ResolveFileInTable(root, root + "/_delta_log/_sidecars", "../../../x").ok());
+  EXPECT_EQ(*ResolveFileInTable(root, root + "/_delta_log/_sidecars", "../../d/x.parquet"),
+            "/data/t/d/x.parquet");
 }
 
 }  // namespace

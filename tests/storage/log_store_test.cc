@@ -177,11 +177,15 @@ TEST_P(LogStoreTest, StatGivesTheListingEntryOfOneFile) {
     EXPECT_EQ(got.size, want.size);
     EXPECT_EQ(got.modification_time_ms, want.modification_time_ms);
   }
-  // A name that only prefixes a listed file, a missing file and a subdirectory are all missing.
+  // A name that only prefixes a listed file and a missing file are missing; a subdirectory is
+  // not listed as a file either, and a store that can tell says it is no regular file.
   ASSERT_OK(store_->PutIfAbsent(log + "/_sidecars/s.parquet", "s"));
+  auto dir = store_->Stat(log + "/_sidecars");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.status().message().find(log + "/_sidecars"), std::string::npos) << dir.status();
   for (const std::string& missing :
        {log + "/00000000000000000001", log + "/00000000000000000002.json",
-        Root() + "/no/such/dir/00000000000000000000.json", log + "/_sidecars"}) {
+        Root() + "/no/such/dir/00000000000000000000.json"}) {
     auto result = store_->Stat(missing);
     ASSERT_FALSE(result.ok()) << missing;
     EXPECT_TRUE(IsDeltaError(result.status(), DeltaErrorCode::kMissingFile)) << result.status();

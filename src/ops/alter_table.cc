@@ -555,12 +555,7 @@ arrow::Result<CommitResult> SetTableProperties(std::string_view location,
   }
 
   // Row tracking on a table with data needs row ids for the existing files first.
-  auto is_true = [](const std::map<std::string, std::string>& conf, const std::string& key) {
-    auto it = conf.find(key);
-    return it != conf.end() && EqualsIgnoreCase(it->second, "true");
-  };
-  if (is_true(configuration, "delta.enableRowTracking") &&
-      !is_true(snapshot.metadata().configuration, "delta.enableRowTracking") &&
+  if (TableConfig::Parse(configuration).row_tracking && !snapshot.config().row_tracking &&
       HasFilesWithoutRowIds(snapshot)) {
     return DeltaError(DeltaErrorCode::kUnsupportedFeature,
                       fmt::format("delta.enableRowTracking=true: table {} has files without row "

@@ -412,11 +412,6 @@ arrow::Result<SchemaAlignment> AlignSchemas(const arrow::Schema& table, const ar
   return out;
 }
 
-bool TypeWideningEnabled(const std::map<std::string, std::string>& configuration) {
-  auto it = configuration.find("delta.enableTypeWidening");
-  return it != configuration.end() && EqualsIgnoreCase(it->second, "true");
-}
-
 std::optional<Protocol> ProtocolForTypeWidening(const Protocol& current) {
   for (const auto& f : EffectiveFeatures(current)) {
     if (f == "typeWidening" || f == "typeWidening-preview") return std::nullopt;

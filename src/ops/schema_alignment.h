@@ -43,9 +43,6 @@ struct SchemaAlignment {
 arrow::Result<SchemaAlignment> AlignSchemas(const arrow::Schema& table, const arrow::Schema& input,
                                             bool merge_schema, bool type_widening = false);
 
-/// True when the table property `delta.enableTypeWidening` is true.
-bool TypeWideningEnabled(const std::map<std::string, std::string>& configuration);
-
 /// The protocol to commit with a write that widened column types: `current` raised to support
 /// `typeWidening` (table features, reader version 3), or nullopt when `current` already
 /// supports `typeWidening` or `typeWidening-preview`.

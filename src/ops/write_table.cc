@@ -41,52 +41,36 @@ arrow::Result<DataWriterOptions> WriterOptionsFor(const std::string& root,
                                                   const std::shared_ptr<arrow::Schema>& schema,
                                                   const Metadata& metadata,
                                                   const std::string& compression) {
-  const auto& conf = metadata.configuration;
-  auto named = [&root](const arrow::Status& st) {
-    return DeltaError(DeltaErrorCode::kInvalidArgument,
-                      fmt::format("table {}: {}", root, st.message()));
-  };
-  auto int_property = [&](const std::string& key, int64_t fallback,
-                          int64_t min) -> arrow::Result<int64_t> {
-    auto v = IntProperty(conf, key, fallback);
-    if (!v.ok()) return named(v.status());
-    if (*v < min) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("table {}: {}={} must be at least {}", root, key, *v, min));
-    }
-    return *v;
-  };
+  const auto config = TableConfig::Parse(metadata.configuration);
+  // These steer what is written: a malformed value is refused, never defaulted.
+  const std::string context = fmt::format("table {}", root);
+  for (const char* key :
+       {"delta.columnMapping.mode", "delta.targetFileSize", "delta.dataSkippingNumIndexedCols",
+        "delta.dataSkippingStringPrefixLength", "delta.randomizeFilePrefixes",
+        "delta.randomPrefixLength", "delta.parquet.compression.codec"}) {
+    ARROW_RETURN_NOT_OK(config.CheckValid(key, context));
+  }
   DataWriterOptions o;
   o.table_root = root;
   o.fs = fs;
   o.table_schema = schema;
   o.partition_columns = metadata.partition_columns;
-  auto mode = ParseColumnMappingMode(conf);
-  if (!mode.ok()) return named(mode.status());
-  o.column_mapping_mode = *mode;
-  ARROW_ASSIGN_OR_RAISE(o.target_file_size,
-                        int_property("delta.targetFileSize", o.target_file_size, 1));
-  ARROW_ASSIGN_OR_RAISE(auto indexed, int_property("delta.dataSkippingNumIndexedCols", 32, -1));
-  o.num_indexed_cols = static_cast<int32_t>(indexed);
-  ARROW_ASSIGN_OR_RAISE(auto prefix, int_property("delta.dataSkippingStringPrefixLength",
-                                                  kStatsStringPrefixLength, 0));
-  o.string_prefix_length = static_cast<int32_t>(std::min<int64_t>(prefix, INT32_MAX / 2));
-  auto randomize = conf.find("delta.randomizeFilePrefixes");
-  if (randomize != conf.end() && EqualsIgnoreCase(randomize->second, "true")) {
-    ARROW_ASSIGN_OR_RAISE(auto length, int_property("delta.randomPrefixLength", 2, 1));
-    o.random_prefix_length = static_cast<int32_t>(std::min<int64_t>(length, 64));
+  o.column_mapping_mode = config.column_mapping_mode;
+  o.target_file_size = config.target_file_size.value_or(o.target_file_size);
+  o.num_indexed_cols = static_cast<int32_t>(
+      std::min<int64_t>(config.data_skipping_num_indexed_cols, INT32_MAX));
+  o.string_prefix_length = static_cast<int32_t>(
+      std::min<int64_t>(config.data_skipping_string_prefix_length, INT32_MAX / 2));
+  if (config.randomize_file_prefixes) {
+    o.random_prefix_length = static_cast<int32_t>(std::min<int64_t>(config.random_prefix_length, 64));
   }
   // The write's codec, else the table's `delta.parquet.compression.codec`, else snappy.
   o.compression = compression;
-  if (o.compression.empty()) {
-    auto codec = conf.find("delta.parquet.compression.codec");
-    o.compression = codec != conf.end() ? codec->second : "snappy";
-  }
-  auto sc = conf.find("delta.dataSkippingStatsColumns");
-  if (sc != conf.end()) {
+  if (o.compression.empty()) o.compression = config.parquet_compression_codec.value_or("snappy");
+  if (config.data_skipping_stats_columns) {
     std::vector<std::string> cols;
     size_t start = 0;
-    const std::string& v = sc->second;
+    const std::string& v = *config.data_skipping_stats_columns;
     while (start <= v.size()) {
       size_t comma = v.find(',', start);
       if (comma == std::string::npos) comma = v.size();
@@ -152,15 +136,6 @@ arrow::Status IndexClusteringColumns(const Snapshot& snapshot,
   }
   if (missing) options->stats_columns = names;
   return arrow::Status::OK();
-}
-
-// The table property that turns on the change data feed (or its legacy alias) is true.
-bool ChangeDataFeedEnabled(const std::map<std::string, std::string>& configuration) {
-  for (const char* key : {"delta.enableChangeDataFeed", "delta.enableChangeDataCapture"}) {
-    auto it = configuration.find(key);
-    if (it != configuration.end() && EqualsIgnoreCase(it->second, "true")) return true;
-  }
-  return false;
 }
 
 constexpr char kChangeTypeColumn[] = "_change_type";
@@ -497,7 +472,7 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   const auto widened_input = arrow::schema(widened_fields, input_schema->metadata());
   ARROW_ASSIGN_OR_RAISE(auto alignment,
                         AlignSchemas(*table_schema, *widened_input, options.merge_schema,
-                                     TypeWideningEnabled(metadata.configuration)));
+                                     TableConfig::Parse(metadata.configuration).type_widening));
   if (alignment.schema_changed) {
     ARROW_ASSIGN_OR_RAISE(metadata.schema_string, SchemaToDeltaJson(*alignment.table_schema));
     metadata_changed = true;
@@ -560,7 +535,7 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   }
   // A replaceWhere on a table with the change data feed may need change-data files.
   std::unique_ptr<ChangeDataFiles> change_data;
-  if (snapshot && options.replace_where && ChangeDataFeedEnabled(metadata.configuration)) {
+  if (snapshot && options.replace_where && TableConfig::Parse(metadata.configuration).change_data_feed) {
     ARROW_ASSIGN_OR_RAISE(change_data, ChangeDataFiles::Make(writer_options));
   }
   ARROW_ASSIGN_OR_RAISE(auto writer, DataWriter::Make(std::move(writer_options)));

@@ -368,7 +368,7 @@ arrow::Status AppendColumnJson(const std::string& full_name, const arrow::Field&
 // --- Properties ------------------------------------------------------------------------------
 
 arrow::Result<int> VersionProperty(const std::string& key, const std::string& value, int max) {
-  ARROW_ASSIGN_OR_RAISE(int64_t v, IntProperty({{key, value}}, key, 0));
+  ARROW_ASSIGN_OR_RAISE(int64_t v, ParseIntegerProperty(value, key));
   if (v < 1 || v > max) {
     return Invalid(fmt::format("{}='{}': the value must be between 1 and {}", key, value, max));
   }
@@ -465,9 +465,10 @@ arrow::Result<CommitResult> AddColumns(std::string_view location,
   const bool mapped = snapshot.column_mapping_mode() != ColumnMappingMode::kNone;
   int64_t next_id = 0;
   if (mapped) {
-    ARROW_ASSIGN_OR_RAISE(
-        next_id, IntProperty(metadata.configuration, std::string(kMaxColumnIdKey), 0));
-    next_id = std::max(next_id, MaxColumnId(target.schema->fields()));
+    ARROW_RETURN_NOT_OK(snapshot.config().CheckValid(
+        kMaxColumnIdKey, fmt::format("table {}", snapshot.table_root())));
+    next_id = std::max(snapshot.config().column_mapping_max_column_id.value_or(0),
+                       MaxColumnId(target.schema->fields()));
   }
 
   arrow::FieldVector fields = target.schema->fields();
@@ -565,7 +566,7 @@ arrow::Result<CommitResult> SetTableProperties(std::string_view location,
 
   // Column mapping: only none -> name, which keeps the data files' column names as physical names.
   std::shared_ptr<arrow::Schema> schema = target.schema;
-  ARROW_ASSIGN_OR_RAISE(auto old_mode, ParseColumnMappingMode(snapshot.metadata().configuration));
+  const ColumnMappingMode old_mode = snapshot.column_mapping_mode();
   ARROW_ASSIGN_OR_RAISE(auto new_mode, ParseColumnMappingMode(configuration));
   if (new_mode != old_mode) {
     if (old_mode != ColumnMappingMode::kNone || new_mode != ColumnMappingMode::kName) {

@@ -93,21 +93,6 @@ std::string RowText(const arrow::RecordBatch& batch, int64_t row) {
   return out;
 }
 
-arrow::Result<int64_t> IntProperty(const std::map<std::string, std::string>& props,
-                                   const std::string& key, int64_t fallback) {
-  auto it = props.find(key);
-  if (it == props.end()) return fallback;
-  try {
-    size_t used = 0;
-    int64_t v = std::stoll(it->second, &used);
-    if (used != it->second.size()) throw std::invalid_argument("trailing");
-    return v;
-  } catch (...) {
-    return DeltaError(DeltaErrorCode::kInvalidArgument,
-                      fmt::format("table property {}='{}' is not an integer", key, it->second));
-  }
-}
-
 bool SameProtocol(const Protocol& a, const Protocol& b) {
   auto fa = EffectiveFeatures(a), fb = EffectiveFeatures(b);
   std::sort(fa.begin(), fa.end());

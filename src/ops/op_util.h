@@ -33,10 +33,6 @@ RemoveFile RemoveForLiveFile(const arrow::RecordBatch& files, int64_t row, int64
 /// `name=value, ...` of one row, for error messages.
 std::string RowText(const arrow::RecordBatch& batch, int64_t row);
 
-/// Integer table property, or `fallback` when absent; InvalidArgument when not a number.
-arrow::Result<int64_t> IntProperty(const std::map<std::string, std::string>& props,
-                                   const std::string& key, int64_t fallback);
-
 /// Same versions and the same features in force (in any order).
 bool SameProtocol(const Protocol& a, const Protocol& b);
 

@@ -8,6 +8,7 @@
 #include "expr/binder.h"
 #include "expr/parser.h"
 #include "ops/op_util.h"
+#include "protocol/table_properties.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
 #include "util/random_uuid.h"
@@ -109,7 +110,7 @@ arrow::Result<TableDefinition> BuildTableDefinition(
       }
       features.insert(key.substr(std::string("delta.feature.").size()));
     } else if (key == "delta.minReaderVersion" || key == "delta.minWriterVersion") {
-      ARROW_ASSIGN_OR_RAISE(int64_t v, IntProperty(properties, key, 0));
+      ARROW_ASSIGN_OR_RAISE(int64_t v, ParseIntegerProperty(value, key));
       (key == "delta.minReaderVersion" ? min_reader : min_writer) = static_cast<int>(v);
     } else {
       configuration[key] = value;

@@ -29,6 +29,42 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+bool Has(const rapidjson::Value& v, const char* key, rapidjson::Type type) {
+  return v.HasMember(key) && v[key].GetType() == type;
+}
+
+bool WellFormedDv(const rapidjson::Value& v) {
+  return v.IsObject() && Has(v, "storageType", rapidjson::kStringType) &&
+         Has(v, "pathOrInlineDv", rapidjson::kStringType) && v.HasMember("sizeInBytes") &&
+         v["sizeInBytes"].IsInt() && v.HasMember("cardinality") && v["cardinality"].IsInt64() &&
+         (!v.HasMember("offset") || v["offset"].IsInt() || v["offset"].IsNull());
+}
+
+// The fields main() reads exist with the types it reads them as.
+bool WellFormed(const rapidjson::Document& doc) {
+  if (!Has(doc, "tableRoot", rapidjson::kStringType) || !Has(doc, "files", rapidjson::kArrayType)) {
+    return false;
+  }
+  for (const char* key : {"maxInlineBytes", "randomPrefixLength"}) {
+    if (doc.HasMember(key) && !doc[key].IsInt()) return false;
+  }
+  for (const auto& f : doc["files"].GetArray()) {
+    if (!f.IsObject() || !Has(f, "path", rapidjson::kStringType) ||
+        !f.HasMember("numRecords") || !f["numRecords"].IsInt64() ||
+        !Has(f, "rows", rapidjson::kArrayType)) {
+      return false;
+    }
+    for (const auto& row : f["rows"].GetArray()) {
+      if (!row.IsUint64()) return false;
+    }
+    if (f.HasMember("deletionVector") && !f["deletionVector"].IsNull() &&
+        !WellFormedDv(f["deletionVector"])) {
+      return false;
+    }
+  }
+  return true;
+}
+
 DeletionVectorDescriptor ParseDv(const rapidjson::Value& v) {
   DeletionVectorDescriptor dv;
   dv.storage_type = v["storageType"].GetString();
@@ -65,6 +101,7 @@ int main() {
   rapidjson::Document doc;
   doc.Parse(input.c_str());
   if (doc.HasParseError() || !doc.IsObject()) return Fail("the request is not a JSON object");
+  if (!WellFormed(doc)) return Fail("the request lacks a field or has one of the wrong type");
 
   DeletionVectorWriterOptions options;
   options.table_root = doc["tableRoot"].GetString();

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "deltacpp/error.h"
+#include "deltacpp/storage.h"
 #include "protocol/deletion_vector.h"
 #include "support/temp_dir.h"
 #include "write/deletion_vector_writer.h"
@@ -381,6 +382,32 @@ TEST_F(DeletionVectorWriterTest, MakeRefusesBadOptions) {
   options.table_root.clear();
   EXPECT_TRUE(IsDeltaError(DeletionVectorWriter::Make(options).status(),
                            DeltaErrorCode::kInvalidArgument));
+}
+
+TEST(DeletionVectorWriterInMemory, WritesReadsAndAbortsThroughTheStoresFilesystem) {
+  auto fs = MakeMemoryLogStore()->filesystem();
+  DeletionVectorWriterOptions options;
+  options.table_root = "/mem/table";
+  options.fs = fs;
+  options.max_inline_bytes = -1;
+  options.random_prefix_length = 2;
+  auto writer = DeletionVectorWriter::Make(options);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  auto updates = (*writer)->Write({{"a.parquet", std::nullopt, 1000, Evens(300)},
+                                   {"b.parquet", std::nullopt, 10, {9}}});
+  ASSERT_TRUE(updates.ok()) << updates.status().ToString();
+  ASSERT_EQ((*writer)->written_files().size(), 1u);
+  for (const DeletionVectorUpdate& u : *updates) {
+    ASSERT_TRUE(u.descriptor.has_value());
+    auto rows = ReadDeletedRowIndexes(*u.descriptor, options.table_root, *fs);
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(rows->size(), static_cast<size_t>(u.descriptor->cardinality));
+  }
+  const std::string file = (*writer)->written_files()[0];
+  ASSERT_TRUE((*writer)->Abort().ok());
+  auto info = fs->GetFileInfo(file);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->type(), arrow::fs::FileType::NotFound);
 }
 
 // An output stream that fails: during the first write (after passing half the bytes on), or on

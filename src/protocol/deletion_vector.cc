@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "deltacpp/error.h"
@@ -54,6 +55,9 @@ uint64_t LoadLE64(const uint8_t* p) {
 }
 uint32_t LoadBE32(const uint8_t* p) {
   return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | uint32_t{p[3]};
+}
+void AppendBE32(std::string& out, uint32_t v) {
+  for (int i = 3; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 void AppendLE32(std::string& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
@@ -249,6 +253,47 @@ arrow::Result<std::string> DeletionVectorAbsolutePath(const DeletionVectorDescri
   }
   return Corrupt(fmt::format("table {}: unknown deletion vector storage type '{}'", table_root,
                              dv.storage_type));
+}
+
+arrow::Result<std::string> EncodeUuidDeletionVectorPath(std::string_view random_prefix,
+                                                        std::string_view uuid) {
+  if (random_prefix.find('/') != std::string_view::npos) {
+    return arrow::Status::Invalid("deletion vector prefix '", random_prefix, "' holds a '/'");
+  }
+  auto hex_value = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string bytes;
+  bytes.reserve(16);
+  bool well_formed = uuid.size() == 36;
+  for (size_t i = 0; well_formed && i < uuid.size();) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      well_formed = uuid[i] == '-';
+      ++i;
+      continue;
+    }
+    const int high = hex_value(uuid[i]);
+    const int low = hex_value(uuid[i + 1]);
+    well_formed = high >= 0 && low >= 0;
+    bytes.push_back(static_cast<char>(high << 4 | low));
+    i += 2;
+  }
+  if (!well_formed) return arrow::Status::Invalid("'", uuid, "' is not a canonical UUID");
+  return std::string(random_prefix) + Z85Encode(bytes);
+}
+
+arrow::Status AppendDeletionVectorFileEntry(std::string_view bitmap, std::string* file) {
+  if (bitmap.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    return arrow::Status::Invalid("serialized deletion vector of ", bitmap.size(),
+                                  " bytes exceeds the 2^31-1 bytes sizeInBytes can state");
+  }
+  AppendBE32(*file, static_cast<uint32_t>(bitmap.size()));
+  file->append(bitmap);
+  AppendBE32(*file, Crc32(bitmap));
+  return arrow::Status::OK();
 }
 
 arrow::Result<std::vector<uint64_t>> DeserializeRoaringBitmapArray(std::string_view bytes) {

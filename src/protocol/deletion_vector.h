@@ -47,6 +47,21 @@ uint32_t Crc32(std::string_view data);
 arrow::Result<std::string> DeletionVectorAbsolutePath(const DeletionVectorDescriptor& dv,
                                                       const std::string& table_root);
 
+/// The `pathOrInlineDv` of a "u" DV: `random_prefix` followed by the 20-character Z85 text of
+/// the 16 bytes of `uuid` (canonical 8-4-4-4-12 hexadecimal text; the bytes in text order, i.e.
+/// the most significant 64 bits big-endian, then the least significant). DeletionVectorAbsolutePath
+/// maps the result back to `<table_root>/<random_prefix>/deletion_vector_<uuid>.bin`.
+/// Errors (Invalid): `uuid` is not canonical UUID text, or `random_prefix` holds a '/'.
+arrow::Result<std::string> EncodeUuidDeletionVectorPath(std::string_view random_prefix,
+                                                        std::string_view uuid);
+
+/// Appends one entry of a DV file to `file`: the big-endian 4-byte length of `bitmap`, the
+/// bitmap, and its big-endian 4-byte CRC-32 (the layout ReadDeletedRowIndexes checks). The
+/// entry's descriptor `offset` is `file->size()` before the call; a file starts with the
+/// version byte kDeletionVectorFileVersion, so its first entry sits at offset 1. Errors
+/// (Invalid) when `bitmap` is longer than a descriptor's int32 `sizeInBytes` can state.
+arrow::Status AppendDeletionVectorFileEntry(std::string_view bitmap, std::string* file);
+
 /// Row indexes held by a serialized bitmap array (either magic), sorted ascending and unique.
 /// Malformed input is kCorruptLog.
 arrow::Result<std::vector<uint64_t>> DeserializeRoaringBitmapArray(std::string_view bytes);

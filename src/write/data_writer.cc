@@ -21,6 +21,7 @@
 #include "deltacpp/error.h"
 #include "protocol/partition_values.h"
 #include "protocol/path_encoding.h"
+#include "storage/local_sync.h"
 #include "util/uri.h"
 #include "write/stats_collector.h"
 
@@ -232,6 +233,8 @@ class DataWriterImpl final : public DataWriter {
     std::vector<std::shared_ptr<arrow::RecordBatch>> pending;  // rows of the next row group
     int64_t pending_bytes = 0;
     uint64_t last_use = 0;
+    // Directories created for this file, innermost first: their entries are synced with it.
+    std::vector<std::string> new_dirs;
   };
   struct Partition {
     std::map<std::string, std::optional<std::string>> values;  // by physical name
@@ -538,6 +541,13 @@ arrow::Result<std::unique_ptr<DataWriterImpl::OpenFile>> DataWriterImpl::OpenNew
     if (!dir.empty()) full += "/" + dir.substr(0, dir.size() - 1);
     ARROW_RETURN_NOT_OK(fs_->CreateDir(full, /*recursive=*/true));
     created_dirs_.insert(dir);
+    // Which levels were new is not known: sync every level's entry up to the table root.
+    for (std::string d = full; d.size() >= options_.table_root.size();) {
+      file->new_dirs.push_back(d);
+      const size_t slash = d.find_last_of('/');
+      if (d == options_.table_root || slash == std::string::npos || slash == 0) break;
+      d.resize(slash);
+    }
   }
   ARROW_ASSIGN_OR_RAISE(file->sink, fs_->OpenOutputStream(file->absolute_path));
   created_files_.push_back(file->absolute_path);
@@ -583,6 +593,8 @@ arrow::Status DataWriterImpl::CloseFile(Partition* partition) {
   ARROW_RETURN_NOT_OK(WritePending(file.get()));
   ARROW_RETURN_NOT_OK(file->writer->Close());
   if (!file->sink->closed()) ARROW_RETURN_NOT_OK(file->sink->Close());
+  // The commit that names this file is durable (the log store syncs it): so must the file be.
+  ARROW_RETURN_NOT_OK(SyncWrittenLocalFile(*fs_, file->absolute_path, file->new_dirs));
   ARROW_ASSIGN_OR_RAISE(auto info, fs_->GetFileInfo(file->absolute_path));
   if (info.type() != arrow::fs::FileType::File) {
     return arrow::Status::IOError("data file ", file->absolute_path, " vanished after writing");

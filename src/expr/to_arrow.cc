@@ -30,6 +30,39 @@ const char* ComparisonFunction(CompareOp op) {
   return "equal";
 }
 
+bool IsFloating(const BoundExpr& e) { return e.type && arrow::is_floating(e.type->id()); }
+
+// Spark compares floating-point values with NaN equal to NaN and greater than everything else,
+// where IEEE (and Arrow's kernels) make every comparison with NaN false. Both operands have one
+// type. The plain (non-Kleene) and/or propagate NULL like the comparison kernels do.
+cp::Expression SparkFloatCompare(CompareOp op, const cp::Expression& a, const cp::Expression& b) {
+  auto a_nan = cp::call("is_nan", {a});
+  auto b_nan = cp::call("is_nan", {b});
+  switch (op) {
+    case CompareOp::kEq:
+    case CompareOp::kNullSafeEq:
+      return cp::call("or", {cp::call("equal", {a, b}), cp::call("and", {a_nan, b_nan})});
+    case CompareOp::kNe:
+      return cp::call("invert", {SparkFloatCompare(CompareOp::kEq, a, b)});
+    case CompareOp::kLt:
+      return cp::call("or", {cp::call("less", {a, b}),
+                             cp::call("and", {cp::call("invert", {a_nan}), b_nan})});
+    case CompareOp::kLe: return cp::call("or", {cp::call("less_equal", {a, b}), b_nan});
+    case CompareOp::kGt:
+      return cp::call("or", {cp::call("greater", {a, b}),
+                             cp::call("and", {a_nan, cp::call("invert", {b_nan})})});
+    case CompareOp::kGe: return cp::call("or", {cp::call("greater_equal", {a, b}), a_nan});
+  }
+  return cp::call("equal", {a, b});
+}
+
+// `a op b` for operands of one type, NULL when either is NULL (`<=>` is handled by the caller).
+cp::Expression CompareValues(CompareOp op, bool floating, const cp::Expression& a,
+                             const cp::Expression& b) {
+  if (floating) return SparkFloatCompare(op, a, b);
+  return cp::call(ComparisonFunction(op), {a, b});
+}
+
 bool IsNullLiteral(const BoundExpr& e) {
   return e.kind == BoundKind::kLiteral && !e.literal->is_valid;
 }
@@ -53,7 +86,9 @@ arrow::Result<cp::Expression> TranslateIn(const BoundExpr& e) {
   for (size_t i = 1; i < e.children.size(); ++i) {
     all_literal = all_literal && e.children[i].kind == BoundKind::kLiteral;
   }
-  if (all_literal) {
+  // Arrow's set lookup hashes floating-point values bitwise (-0.0 differs from 0.0), so
+  // floating-point lists take the chain of Spark equalities below.
+  if (all_literal && !IsFloating(value)) {
     std::unique_ptr<arrow::ArrayBuilder> builder;
     ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), value.type, &builder));
     for (size_t i = 1; i < e.children.size(); ++i) {
@@ -67,7 +102,7 @@ arrow::Result<cp::Expression> TranslateIn(const BoundExpr& e) {
   std::optional<cp::Expression> out;
   for (size_t i = 1; i < e.children.size(); ++i) {
     ARROW_ASSIGN_OR_RAISE(auto item, Translate(e.children[i]));
-    auto eq = cp::call("equal", {value_expr, std::move(item)});
+    auto eq = CompareValues(CompareOp::kEq, IsFloating(value), value_expr, item);
     out = out ? cp::call("or_kleene", {std::move(*out), std::move(eq)}) : std::move(eq);
   }
   return *out;
@@ -75,8 +110,9 @@ arrow::Result<cp::Expression> TranslateIn(const BoundExpr& e) {
 
 arrow::Result<cp::Expression> TranslateComparison(const BoundExpr& e) {
   ARROW_ASSIGN_OR_RAISE(auto args, TranslateChildren(e));
+  const bool floating = IsFloating(e.children[0]);
   if (e.compare_op != CompareOp::kNullSafeEq) {
-    return cp::call(ComparisonFunction(e.compare_op), std::move(args));
+    return CompareValues(e.compare_op, floating, args[0], args[1]);
   }
   const bool left_null = IsNullLiteral(e.children[0]);
   const bool right_null = IsNullLiteral(e.children[1]);
@@ -85,7 +121,8 @@ arrow::Result<cp::Expression> TranslateComparison(const BoundExpr& e) {
   if (right_null) return cp::call("is_null", {args[0]});
   // Equal when both are present; otherwise equal exactly when both are missing.
   auto both_null = cp::call("and", {cp::call("is_null", {args[0]}), cp::call("is_null", {args[1]})});
-  return cp::call("coalesce", {cp::call("equal", args), std::move(both_null)});
+  return cp::call("coalesce",
+                  {CompareValues(CompareOp::kEq, floating, args[0], args[1]), std::move(both_null)});
 }
 
 arrow::Result<cp::Expression> TranslateArithmetic(const BoundExpr& e) {

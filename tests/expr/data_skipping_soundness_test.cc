@@ -3,6 +3,8 @@
 #include <arrow/compute/api.h>
 #include <arrow/compute/initialize.h>
 
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include "expr/binder.h"
@@ -27,7 +29,8 @@ class SkippingSoundness : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(cp::Initialize().ok());
     schema_ = arrow::schema({arrow::field("x", arrow::int64()), arrow::field("s", arrow::utf8()),
-                             arrow::field("ts", kUtc), arrow::field("p", arrow::utf8())});
+                             arrow::field("ts", kUtc), arrow::field("p", arrow::utf8()),
+                             arrow::field("g", arrow::float64())});
   }
 
   int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
@@ -44,14 +47,26 @@ class SkippingSoundness : public ::testing::Test {
     return Chance(0.1) ? "NULL"
                        : std::string("TIMESTAMP '2021-01-01 00:00:") + kValues[Pick(8)] + "'";
   }
+  std::string GLiteral() {
+    static const char* kValues[] = {"-1", "-0.5D", "0", "1", "1.5D", "'NaN'", "'Infinity'",
+                                    "'-Infinity'"};
+    return Chance(0.1) ? "NULL" : kValues[Pick(8)];
+  }
   std::string PLiteral() { return Chance(0.2) ? "NULL" : (Pick(2) ? "'a'" : "'b'"); }
 
   std::string Atom() {
     static const char* kOps[] = {"=", "!=", "<", "<=", ">", ">=", "<=>"};
-    const int column = Pick(4);
-    const char* name = column == 0 ? "x" : column == 1 ? "s" : column == 2 ? "ts" : "p";
+    const int column = Pick(5);
+    static const char* kNames[] = {"x", "s", "ts", "p", "g"};
+    const char* name = kNames[column];
     auto lit = [&] {
-      return column == 0 ? XLiteral() : column == 1 ? SLiteral() : column == 2 ? TsLiteral() : PLiteral();
+      switch (column) {
+        case 0: return XLiteral();
+        case 1: return SLiteral();
+        case 2: return TsLiteral();
+        case 3: return PLiteral();
+        default: return GLiteral();
+      }
     };
     switch (Pick(7)) {
       case 0: return std::string(name) + " " + kOps[Pick(7)] + " " + lit();
@@ -84,7 +99,18 @@ class SkippingSoundness : public ::testing::Test {
     PartitionValuesView partitions;
   };
 
+  // How the writer of a file recorded the bounds of a floating-point column holding NaN.
+  enum class NaNStats { kSpark, kParquet, kNone };
+
   File RandomFile() {
+    static const double kDoubles[] = {-1.0, -0.0, 0.0, 1.0, 1.5,
+                                      std::numeric_limits<double>::quiet_NaN(),
+                                      std::numeric_limits<double>::infinity()};
+    const auto nan_stats = static_cast<NaNStats>(Pick(3));
+    arrow::DoubleBuilder gb;
+    std::optional<double> gmin, gmax;  // over the values other than NaN
+    bool g_has_nan = false;
+    int64_t gnull = 0;
     static const char* kStrings[] = {"", "a", "ab", "b", "ba"};
     const int rows = Pick(5);
     std::optional<std::string> partition;
@@ -124,14 +150,29 @@ class SkippingSoundness : public ::testing::Test {
         tmax = tmax ? std::max(*tmax, v) : v;
       }
       EXPECT_TRUE((partition ? pb.Append(*partition) : pb.AppendNull()).ok());
+      if (Chance(0.2)) {
+        EXPECT_TRUE(gb.AppendNull().ok());
+        ++gnull;
+      } else {
+        // Mostly NaN, so that files holding only NaN occur too.
+        const double v = Chance(0.3) ? kDoubles[5] : kDoubles[Pick(7)];
+        EXPECT_TRUE(gb.Append(v).ok());
+        if (std::isnan(v)) {
+          g_has_nan = true;
+        } else {
+          gmin = gmin ? std::min(*gmin, v) : v;
+          gmax = gmax ? std::max(*gmax, v) : v;
+        }
+      }
     }
     File file;
-    std::shared_ptr<arrow::Array> xa, sa, ta, pa;
+    std::shared_ptr<arrow::Array> xa, sa, ta, pa, ga;
+    EXPECT_TRUE(gb.Finish(&ga).ok());
     EXPECT_TRUE(xb.Finish(&xa).ok());
     EXPECT_TRUE(sb.Finish(&sa).ok());
     EXPECT_TRUE(tb.Finish(&ta).ok());
     EXPECT_TRUE(pb.Finish(&pa).ok());
-    file.batch = arrow::RecordBatch::Make(schema_, rows, {xa, sa, ta, pa});
+    file.batch = arrow::RecordBatch::Make(schema_, rows, {xa, sa, ta, pa, ga});
     file.stats.num_records = rows;
     auto keep = [&] { return !Chance(0.15); };
     ColumnStats x, s, t;
@@ -146,6 +187,21 @@ class SkippingSoundness : public ::testing::Test {
     if (tmin && keep()) t.min = std::make_shared<arrow::TimestampScalar>(to_millis(*tmin), kUtc);
     if (tmax && keep()) t.max = std::make_shared<arrow::TimestampScalar>(to_millis(*tmax), kUtc);
     if (keep()) t.null_count = tnull;
+    // Spark orders NaN above everything: NaN is the maximum of a column holding one and also the
+    // minimum when every value is NaN. Parquet statistics leave NaN out of both bounds; some
+    // writers record no bounds at all once a NaN is seen.
+    ColumnStats g;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::optional<double> glo = gmin, ghi = gmax;
+    if (g_has_nan && nan_stats == NaNStats::kSpark) {
+      ghi = nan;
+      if (!glo) glo = nan;
+    }
+    if (g_has_nan && nan_stats == NaNStats::kNone) glo = ghi = std::nullopt;
+    if (glo && keep()) g.min = std::make_shared<arrow::DoubleScalar>(*glo);
+    if (ghi && keep()) g.max = std::make_shared<arrow::DoubleScalar>(*ghi);
+    if (keep()) g.null_count = gnull;
+    file.stats.columns["g"] = g;
     file.stats.columns["x"] = x;
     file.stats.columns["s"] = s;
     file.stats.columns["ts"] = t;

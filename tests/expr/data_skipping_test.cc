@@ -2,6 +2,8 @@
 
 #include <arrow/util/key_value_metadata.h>
 
+#include <limits>
+
 #include "expr/binder.h"
 #include "expr/data_skipping.h"
 #include "expr/parser.h"
@@ -240,8 +242,68 @@ TEST(DataSkipping, DatesAndWidenedColumns) {
   EXPECT_FALSE(Skips("x > 19.5"));
   EXPECT_TRUE(Skips("x < 9.99D"));
   EXPECT_FALSE(Skips("x = 10.0D"));
-  EXPECT_TRUE(Skips("f > 2.5"));
-  EXPECT_FALSE(Skips("f >= 2.5"));
+  EXPECT_TRUE(Skips("f < 0.5"));
+  EXPECT_FALSE(Skips("f <= 0.5"));
+  EXPECT_TRUE(Skips("f = 2.75"));
+  // A NaN, which Spark orders above everything, may hide beyond a maximum that is not NaN.
+  EXPECT_FALSE(Skips("f > 2.5"));
+}
+
+std::shared_ptr<arrow::Scalar> F64(double v) { return std::make_shared<arrow::DoubleScalar>(v); }
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+TEST(DataSkipping, NaNIsAboveEveryNumberAndEqualToItself) {
+  // Parquet-style statistics leave NaN out: a NaN row may exist above the maximum of 2.5.
+  FileStats parquet_style = BaseStats();
+  for (const char* sql : {"f > 2.5", "f >= 3", "f = 'NaN'", "f <=> 'NaN'", "f IN (7, 'NaN')",
+                          "f BETWEEN 3 AND 'NaN'", "f != 1.0", "f > 'Infinity'",
+                          "NOT (f <= 2.5)"}) {
+    EXPECT_FALSE(Skips(sql, parquet_style)) << sql;
+  }
+  for (const char* sql : {"f < 0.5", "f = 2.75", "f IN (3, 4)", "f < 'Infinity' AND f < 0",
+                          "f IS NULL"}) {
+    EXPECT_TRUE(Skips(sql, parquet_style)) << sql;
+  }
+  // Spark's statistics: the maximum of a column holding NaN is NaN; it bounds nothing else.
+  FileStats spark_style = BaseStats();
+  spark_style.columns["f"] = Range(F64(0.5), F64(kNaN), 0);
+  for (const char* sql : {"f > 1e300", "f = 'NaN'", "f = 7", "f < 1", "f >= 'NaN'"}) {
+    EXPECT_FALSE(Skips(sql, spark_style)) << sql;
+  }
+  EXPECT_TRUE(Skips("f < 0.5", spark_style));
+  EXPECT_TRUE(Skips("f > 'NaN'", spark_style));  // nothing is above NaN
+  // All NaN: Spark writes NaN for both bounds.
+  spark_style.columns["f"] = Range(F64(kNaN), F64(kNaN), 0);
+  EXPECT_FALSE(Skips("f = 'NaN'", spark_style));
+  EXPECT_FALSE(Skips("f > 0", spark_style));
+  // Only NULLs: no NaN either.
+  FileStats all_null = BaseStats();
+  all_null.columns["f"] = Range(nullptr, nullptr, 100);
+  EXPECT_TRUE(Skips("f > 0 OR f = 'NaN'", all_null));
+}
+
+TEST(DataSkipping, NaNPartitionValueIsExact) {
+  auto schema_sql = [](const std::string& sql, const PartitionValuesView& partitions) {
+    auto parsed = ParseExpression(sql);
+    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    auto schema = arrow::schema({arrow::field("pf", arrow::float32())});
+    auto bound = BindPredicate(*parsed, *schema);
+    EXPECT_TRUE(bound.ok()) << bound.status().ToString();
+    return CanSkipFile(*bound, FileStats{}, partitions);
+  };
+  PartitionValuesView nan{{"pf", std::make_shared<arrow::StringScalar>("NaN")}};
+  EXPECT_FALSE(schema_sql("pf = 'NaN'", nan));
+  EXPECT_FALSE(schema_sql("pf > 3.5", nan));
+  EXPECT_FALSE(schema_sql("pf >= 'NaN'", nan));
+  EXPECT_FALSE(schema_sql("pf != 3.5", nan));
+  EXPECT_TRUE(schema_sql("pf < 3.5", nan));
+  EXPECT_TRUE(schema_sql("pf = 3.5", nan));
+  EXPECT_TRUE(schema_sql("pf != 'NaN'", nan));
+  EXPECT_TRUE(schema_sql("pf IS NULL", nan));
+  PartitionValuesView three{{"pf", std::make_shared<arrow::StringScalar>("3.5")}};
+  EXPECT_TRUE(schema_sql("pf = 'NaN'", three));
+  EXPECT_TRUE(schema_sql("pf > 3.5", three));
+  EXPECT_FALSE(schema_sql("pf < 'NaN'", three));
 }
 
 TEST(DataSkipping, BooleanColumns) {

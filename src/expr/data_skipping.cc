@@ -281,6 +281,9 @@ class SkippingEvaluator {
 
   std::optional<ValueRange> RangeOf(const BoundExpr& e) const {
     if (e.kind == BoundKind::kCast) {
+      // A cast the user wrote may truncate, fail or parse text; only the binder's widening
+      // conversions carry bounds across.
+      if (e.explicit_cast) return std::nullopt;
       const BoundExpr& inner = e.children[0];
       if (!IsOrderPreservingCast(*inner.type, *e.type)) return std::nullopt;
       auto range = RangeOf(inner);

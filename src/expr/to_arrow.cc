@@ -4,7 +4,10 @@
 #include <arrow/compute/api.h>
 #include <arrow/compute/initialize.h>
 
+#include <limits>
+
 #include "deltacpp/error.h"
+#include "expr/coerce.h"
 
 namespace deltacpp::internal {
 
@@ -128,12 +131,16 @@ arrow::Result<cp::Expression> TranslateComparison(const BoundExpr& e) {
 arrow::Result<cp::Expression> TranslateArithmetic(const BoundExpr& e) {
   ARROW_ASSIGN_OR_RAISE(auto args, TranslateChildren(e));
   switch (e.arith_op) {
-    case ArithOp::kDiv: {
-      // Division by zero yields NULL, as in Spark.
-      auto zero = cp::call("equal", {args[1], cp::literal(0.0)});
-      auto quotient = cp::call("divide", args);
-      return cp::call("if_else", {std::move(zero), cp::literal(arrow::MakeNullScalar(e.type)),
-                                  std::move(quotient)});
+    case ArithOp::kDiv:
+      // Spark 4 runs ANSI SQL by default: division by zero is an error, not NULL.
+      return cp::call("divide_checked", std::move(args));
+    case ArithOp::kMod: {
+      // Integral only (see the binder): a - (a / b) * b, with Arrow's integer division
+      // truncating toward zero, gives the remainder with the sign of the dividend, as in Spark.
+      // A zero divisor is an error, as under ANSI SQL.
+      auto quotient = cp::call("divide_checked", args);
+      return cp::call("subtract_checked",
+                      {args[0], cp::call("multiply_checked", {std::move(quotient), args[1]})});
     }
     case ArithOp::kAdd:
     case ArithOp::kSub:
@@ -151,8 +158,75 @@ arrow::Result<cp::Expression> TranslateArithmetic(const BoundExpr& e) {
   return arrow::Status::Invalid("unknown arithmetic operator");
 }
 
+std::string_view StringLiteral(const BoundExpr& e) {
+  return static_cast<const arrow::BaseBinaryScalar&>(*e.literal).view();
+}
+
+int64_t IntLiteral(const BoundExpr& e) {
+  return static_cast<const arrow::Int64Scalar&>(*e.literal).value;
+}
+
+// Spark's substring(s, pos[, len]): 1-based; 0 acts as 1; negative counts from the end.
+cp::Expression Substring(cp::Expression s, int64_t pos, std::optional<int64_t> len) {
+  constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
+  const int64_t start = pos > 0 ? pos - 1 : pos;  // Arrow: negative starts count from the end
+  int64_t stop = kToEnd;
+  if (len) {
+    if (*len <= 0) return cp::call("utf8_slice_codeunits", {std::move(s)},
+                                   cp::SliceOptions(0, 0));
+    if (start >= 0) {
+      stop = *len > kToEnd - start ? kToEnd : start + *len;
+    } else if (start + *len < 0) {
+      stop = start + *len;  // ends before the last character, counted from the end too
+    }
+  }
+  return cp::call("utf8_slice_codeunits", {std::move(s)}, cp::SliceOptions(start, stop));
+}
+
 arrow::Result<cp::Expression> TranslateFunction(const BoundExpr& e) {
+  if (e.function == "like") {
+    ARROW_ASSIGN_OR_RAISE(auto value, Translate(e.children[0]));
+    return cp::call("match_like", {std::move(value)},
+                    cp::MatchSubstringOptions(std::string(StringLiteral(e.children[1]))));
+  }
+  if (e.function == "substring") {
+    ARROW_ASSIGN_OR_RAISE(auto value, Translate(e.children[0]));
+    std::optional<int64_t> len;
+    if (e.children.size() > 2) len = IntLiteral(e.children[2]);
+    return Substring(std::move(value), IntLiteral(e.children[1]), len);
+  }
+  if (e.function == "replace") {
+    ARROW_ASSIGN_OR_RAISE(auto value, Translate(e.children[0]));
+    std::string search(StringLiteral(e.children[1]));
+    if (search.empty()) return value;  // Spark leaves the string unchanged
+    return cp::call("replace_substring", {std::move(value)},
+                    cp::ReplaceSubstringOptions(std::move(search),
+                                                std::string(StringLiteral(e.children[2]))));
+  }
   ARROW_ASSIGN_OR_RAISE(auto args, TranslateChildren(e));
+  // Spark's trim functions remove spaces only, not other whitespace.
+  if (e.function == "trim") return cp::call("utf8_trim", std::move(args), cp::TrimOptions(" "));
+  if (e.function == "ltrim") return cp::call("utf8_ltrim", std::move(args), cp::TrimOptions(" "));
+  if (e.function == "rtrim") return cp::call("utf8_rtrim", std::move(args), cp::TrimOptions(" "));
+  if (e.function == "concat") {
+    // NULL when any argument is NULL, as in Spark.
+    args.push_back(cp::literal(std::make_shared<arrow::StringScalar>("")));
+    return cp::call("binary_join_element_wise", std::move(args), cp::JoinOptions());
+  }
+  if (e.function == "year" || e.function == "month" || e.function == "day" ||
+      e.function == "hour") {
+    return cp::call("cast", {cp::call(e.function, std::move(args))},
+                    cp::CastOptions::Safe(arrow::int32()));
+  }
+  auto days = [](cp::Expression date) {
+    return cp::call("cast", {std::move(date)}, cp::CastOptions::Safe(arrow::int32()));
+  };
+  if (e.function == "date_add" || e.function == "date_sub") {
+    auto shifted = cp::call(e.function == "date_add" ? "add_checked" : "subtract_checked",
+                            {days(args[0]), args[1]});
+    return cp::call("cast", {std::move(shifted)}, cp::CastOptions::Safe(arrow::date32()));
+  }
+  if (e.function == "datediff") return cp::call("subtract_checked", {days(args[0]), days(args[1])});
   if (e.function == "lower") return cp::call("utf8_lower", std::move(args));
   if (e.function == "upper") return cp::call("utf8_upper", std::move(args));
   if (e.function == "abs") return cp::call("abs_checked", std::move(args));
@@ -165,6 +239,41 @@ arrow::Result<cp::Expression> TranslateFunction(const BoundExpr& e) {
                     "function '" + e.function + "' cannot be evaluated");
 }
 
+// CAST(x AS t) as Spark runs it under ANSI SQL (its default since Spark 4): text that does not
+// convert and values out of the target's range are errors; fractions are truncated toward zero
+// when converting to an integral type; surrounding spaces are ignored when reading numbers,
+// booleans and dates from text; a timestamp keeps its date part.
+cp::Expression ExplicitCast(cp::Expression x, const arrow::DataType& from,
+                            const std::shared_ptr<arrow::DataType>& to) {
+  auto options = cp::CastOptions::Safe(to);
+  if (IsStringType(from) && !IsStringType(*to) && !IsBinaryType(*to)) {
+    x = cp::call("utf8_trim_whitespace", {std::move(x)});
+  }
+  if (IsStringType(from) && to->id() == arrow::Type::BOOL) {
+    // Spark's words for TRUE and FALSE, case-insensitively; anything else still fails the cast.
+    auto word = cp::call("utf8_lower", {x});
+    auto in = [&](std::vector<std::string> words) {
+      arrow::StringBuilder b;
+      for (const auto& w : words) (void)b.Append(w);
+      std::shared_ptr<arrow::Array> set;
+      (void)b.Finish(&set);
+      return cp::call("is_in", {word}, cp::SetLookupOptions(set));
+    };
+    x = cp::call("if_else", {in({"t", "true", "y", "yes", "1"}), cp::literal("true"),
+                             cp::call("if_else", {in({"f", "false", "n", "no", "0"}),
+                                                  cp::literal("false"), x})});
+  }
+  if (arrow::is_floating(from.id()) && IsIntegralType(*to)) {
+    // Truncate first so that only an out-of-range value (or NaN) fails the checked cast.
+    x = cp::call("trunc", {std::move(x)});
+  }
+  if (IsDecimalType(from) && IsIntegralType(*to)) options.allow_decimal_truncate = true;
+  if (from.id() == arrow::Type::TIMESTAMP && to->id() == arrow::Type::DATE32) {
+    options.allow_time_truncate = true;
+  }
+  return cp::call("cast", {std::move(x)}, std::move(options));
+}
+
 arrow::Result<cp::Expression> Translate(const BoundExpr& e) {
   switch (e.kind) {
     case BoundKind::kLiteral: return cp::literal(arrow::Datum(e.literal));
@@ -175,7 +284,19 @@ arrow::Result<cp::Expression> Translate(const BoundExpr& e) {
     }
     case BoundKind::kCast: {
       ARROW_ASSIGN_OR_RAISE(auto x, Translate(e.children[0]));
+      if (e.explicit_cast) return ExplicitCast(std::move(x), *e.children[0].type, e.type);
       return cp::call("cast", {std::move(x)}, cp::CastOptions::Safe(e.type));
+    }
+    case BoundKind::kCase: {
+      // Built from the ELSE value outwards; a NULL condition does not pick its branch.
+      ARROW_ASSIGN_OR_RAISE(auto out, Translate(e.children.back()));
+      for (size_t i = e.children.size() - 1; i >= 2; i -= 2) {
+        ARROW_ASSIGN_OR_RAISE(auto condition, Translate(e.children[i - 2]));
+        ARROW_ASSIGN_OR_RAISE(auto value, Translate(e.children[i - 1]));
+        out = cp::call("if_else", {cp::call("coalesce", {std::move(condition), cp::literal(false)}),
+                                   std::move(value), std::move(out)});
+      }
+      return out;
     }
     case BoundKind::kComparison: return TranslateComparison(e);
     case BoundKind::kAnd:

@@ -282,6 +282,19 @@ TEST(DataSkipping, NaNIsAboveEveryNumberAndEqualToItself) {
   EXPECT_TRUE(Skips("f > 0 OR f = 'NaN'", all_null));
 }
 
+TEST(DataSkipping, ConstructsItDoesNotFollowNeverSkip) {
+  // x is in [10, 20] and s in ["apple", "melon"]: each of these is FALSE on every row, but
+  // skipping does not look into LIKE, CASE, explicit casts or %.
+  for (const char* sql : {"CAST(x AS STRING) = '5'", "x % 7 = 100", "if(x > 100, TRUE, FALSE)",
+                          "s LIKE 'zzz%'", "NOT (s LIKE '%')", "CAST(x AS INT) > 100",
+                          "CASE WHEN x > 100 THEN TRUE END", "upper(s) = 'ZZZ'"}) {
+    EXPECT_FALSE(Skips(sql)) << sql;
+  }
+  // They still combine: one side that proves FALSE decides an AND.
+  EXPECT_TRUE(Skips("x > 100 AND s LIKE 'a%'"));
+  EXPECT_FALSE(Skips("x > 100 OR s LIKE 'a%'"));
+}
+
 TEST(DataSkipping, NaNPartitionValueIsExact) {
   auto schema_sql = [](const std::string& sql, const PartitionValuesView& partitions) {
     auto parsed = ParseExpression(sql);

@@ -172,7 +172,6 @@ TEST_F(ToArrowTest, NestedFields) {
 TEST_F(ToArrowTest, ArithmeticAndFunctions) {
   EXPECT_EQ(Eval("id + score > 40"), "FNFT");
   EXPECT_EQ(Eval("score / 4 = 2.5"), "TNFF");
-  EXPECT_EQ(Eval("score / 0 IS NULL"), "TTTT");
   EXPECT_EQ(Eval("-score < -20"), "FNTT");
   EXPECT_EQ(Eval("price * 2 > 6"), "FTNT");
   EXPECT_EQ(Eval("price + 1 = 2.5"), "TFNF");
@@ -187,6 +186,12 @@ TEST_F(ToArrowTest, ArithmeticAndFunctions) {
 TEST_F(ToArrowTest, IntegerOverflowIsAnErrorNotAWrongAnswer) {
   auto result = Run("id * 9223372036854775807 > 0", false);
   EXPECT_FALSE(result.ok());
+}
+
+TEST_F(ToArrowTest, DivisionByZeroIsAnErrorAsUnderAnsiSql) {
+  EXPECT_FALSE(Run("score / 0 IS NULL", false).ok());
+  EXPECT_FALSE(Run("id / (score - score) > 1", false).ok());
+  EXPECT_EQ(Eval("score / 4 = 2.5"), "TNFF");
 }
 
 // Spark's floating-point comparisons: NaN = NaN, NaN above every other value, -0.0 = 0.0.

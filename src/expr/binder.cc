@@ -83,7 +83,8 @@ std::string Describe(const BoundExpr& e) {
 
 class Binder {
  public:
-  explicit Binder(const arrow::Schema& schema) : schema_(schema) {}
+  Binder(const arrow::Schema& schema, bool allow_current_time)
+      : schema_(schema), allow_current_time_(allow_current_time) {}
 
   arrow::Result<BoundExpr> Visit(const Expr& e) {
     switch (e.kind()) {
@@ -522,7 +523,8 @@ class Binder {
         !IsStringType(*args[1].type) || !args[1].literal->is_valid) {
       return Error(e, "CAST takes a value and a type: CAST(x AS type)");
     }
-    auto target = ParseTypeName(static_cast<const arrow::BaseBinaryScalar&>(*args[1].literal).view());
+    auto target =
+        ParseTypeName(static_cast<const arrow::BaseBinaryScalar&>(*args[1].literal).view());
     if (!target.ok()) return Error(e, "invalid type in CAST: " + target.status().message());
     BoundExpr operand = std::move(args[0]);
     if (operand.type->id() == arrow::Type::NA) return MakeLiteral(arrow::MakeNullScalar(*target));
@@ -719,6 +721,9 @@ class Binder {
     }
     if (name == "current_date" || name == "current_timestamp" || name == "now") {
       ARROW_RETURN_NOT_OK(arity(0));
+      if (!allow_current_time_) {
+        return Error(e, "function " + name + " is not deterministic and cannot be used here");
+      }
       // One value for the whole statement, as in Spark; dates are taken in UTC.
       const int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
                                  std::chrono::system_clock::now().time_since_epoch())
@@ -739,18 +744,21 @@ class Binder {
   }
 
   const arrow::Schema& schema_;
+  const bool allow_current_time_;
 };
 
 }  // namespace
 
-arrow::Result<BoundExpr> Bind(const ExprPtr& expr, const arrow::Schema& logical_schema) {
+arrow::Result<BoundExpr> Bind(const ExprPtr& expr, const arrow::Schema& logical_schema,
+                              bool allow_current_time) {
   if (!expr) return DeltaError(DeltaErrorCode::kInvalidExpression, "no expression to bind");
-  return Binder(logical_schema).Visit(*expr);
+  return Binder(logical_schema, allow_current_time).Visit(*expr);
 }
 
-arrow::Result<BoundExpr> BindPredicate(const ExprPtr& expr, const arrow::Schema& logical_schema) {
+arrow::Result<BoundExpr> BindPredicate(const ExprPtr& expr, const arrow::Schema& logical_schema,
+                                       bool allow_current_time) {
   if (!expr) return DeltaError(DeltaErrorCode::kInvalidExpression, "no expression to bind");
-  Binder binder(logical_schema);
+  Binder binder(logical_schema, allow_current_time);
   ARROW_ASSIGN_OR_RAISE(auto bound, binder.Visit(*expr));
   return binder.RequireBoolean(std::move(bound), *expr, "a predicate must be BOOLEAN");
 }

@@ -28,10 +28,16 @@ namespace deltacpp::internal {
 /// Errors (kInvalidExpression) name the column or sub-expression, its position and the cause:
 /// unknown or ambiguous columns, type mismatches, non-boolean operands of AND/OR/NOT, unknown
 /// functions.
-arrow::Result<BoundExpr> Bind(const ExprPtr& expr, const arrow::Schema& logical_schema);
+///
+/// current_date() / current_timestamp() / now() are taken once, at binding; they bind only with
+/// `allow_current_time` (a query condition), never in stored rules such as generation
+/// expressions or CHECK constraints, which must be deterministic.
+arrow::Result<BoundExpr> Bind(const ExprPtr& expr, const arrow::Schema& logical_schema,
+                              bool allow_current_time = false);
 
 /// Bind() and additionally require a BOOLEAN result (a bare NULL becomes a BOOLEAN NULL):
 /// the entry point for filters and conditions.
-arrow::Result<BoundExpr> BindPredicate(const ExprPtr& expr, const arrow::Schema& logical_schema);
+arrow::Result<BoundExpr> BindPredicate(const ExprPtr& expr, const arrow::Schema& logical_schema,
+                                       bool allow_current_time = false);
 
 }  // namespace deltacpp::internal

@@ -125,7 +125,8 @@ arrow::Result<cp::Expression> TranslateComparison(const BoundExpr& e) {
   // Equal when both are present; otherwise equal exactly when both are missing.
   auto both_null = cp::call("and", {cp::call("is_null", {args[0]}), cp::call("is_null", {args[1]})});
   return cp::call("coalesce",
-                  {CompareValues(CompareOp::kEq, floating, args[0], args[1]), std::move(both_null)});
+                  {CompareValues(CompareOp::kEq, floating, args[0], args[1]),
+                   std::move(both_null)});
 }
 
 arrow::Result<cp::Expression> TranslateArithmetic(const BoundExpr& e) {

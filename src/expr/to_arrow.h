@@ -13,8 +13,9 @@ namespace deltacpp::internal {
 /// AND/OR/NOT are Kleene (three-valued), comparisons with NULL yield NULL, `<=>` is never NULL,
 /// IN yields NULL when nothing matches and the value or a list item is NULL. Errors follow
 /// Spark 4's default ANSI mode: integer overflow, division (`/`, `%`) by zero and CAST of text
-/// that does not convert fail the evaluation instead of giving NULL. Floating-point comparisons (also in IN and
-/// `<=>`) follow Spark: NaN = NaN is true and NaN is greater than every other value. Registers Arrow's compute kernels on first use.
+/// that does not convert fail the evaluation instead of giving NULL. Floating-point comparisons
+/// (also in IN and `<=>`) follow Spark: NaN = NaN is true and NaN is greater than every other
+/// value. Registers Arrow's compute kernels on first use.
 arrow::Result<arrow::compute::Expression> ToArrowExpression(const BoundExpr& expr);
 
 /// For row filters: a non-null boolean expression that is true exactly where the BOOLEAN

@@ -206,7 +206,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
   arrow::FieldVector stats_fields;
   if (!options_.filter.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(options_.filter));
-    ARROW_ASSIGN_OR_RAISE(bound, BindPredicate(parsed, *logical));
+    ARROW_ASSIGN_OR_RAISE(bound, BindPredicate(parsed, *logical, /*allow_current_time=*/true));
     for (const auto& col : ReferencedColumns(*bound)) {
       int i = logical->GetFieldIndex(col.logical_path.front());
       if (i < 0) continue;

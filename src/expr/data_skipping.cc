@@ -136,7 +136,8 @@ Outcomes CompareWithLiteral(CompareOp op, const ValueRange& r, const arrow::Scal
   const bool null_safe = op == CompareOp::kNullSafeEq;
   if (!c.is_valid) {
     if (!null_safe) return kNull;
-    return static_cast<Outcomes>((r.may_be_null ? kTrue : 0) | (r.may_be_non_null || r.may_be_nan ? kFalse : 0));
+    return static_cast<Outcomes>((r.may_be_null ? kTrue : 0) |
+                                 (r.may_be_non_null || r.may_be_nan ? kFalse : 0));
   }
   Outcomes out = 0;
   if (r.may_be_null) out |= null_safe ? kFalse : kNull;
@@ -367,6 +368,14 @@ bool CanSkipFile(const BoundExpr& predicate, const FileStats& stats,
                  const PartitionValuesView& partitions) {
   if (stats.num_records && *stats.num_records == 0) return true;
   return (SkippingEvaluator(stats, partitions).Eval(predicate) & kTrue) == 0;
+}
+
+bool AllRowsMatch(const BoundExpr& predicate, const FileStats& stats,
+                  const PartitionValuesView& partitions) {
+  if (stats.num_records && *stats.num_records == 0) return true;
+  // Every outcome set over-approximates the values the rows can take, FALSE and NULL included,
+  // so a set holding TRUE alone proves every row is TRUE.
+  return SkippingEvaluator(stats, partitions).Eval(predicate) == kTrue;
 }
 
 }  // namespace deltacpp::internal

@@ -33,4 +33,12 @@ using PartitionValuesView = std::unordered_map<std::string, std::shared_ptr<arro
 bool CanSkipFile(const BoundExpr& predicate, const FileStats& stats,
                  const PartitionValuesView& partitions);
 
+/// The dual of CanSkipFile: true only when `stats` and `partitions` prove that `predicate` is
+/// TRUE for every row of the file (neither FALSE nor NULL for any), e.g. so that a DELETE can
+/// drop the whole file without reading it. Uses the same abstraction: the file qualifies when
+/// TRUE is the only outcome left. A file with zero records qualifies; anything not understood,
+/// and any missing statistic, leaves the answer false.
+bool AllRowsMatch(const BoundExpr& predicate, const FileStats& stats,
+                  const PartitionValuesView& partitions);
+
 }  // namespace deltacpp::internal

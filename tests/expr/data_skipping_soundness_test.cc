@@ -259,5 +259,30 @@ TEST_F(SkippingSoundness, SkippedFilesNeverContainMatchingRows) {
   EXPECT_GT(skipped, checked / 10);
 }
 
+// The dual: whenever AllRowsMatch says every row matches, evaluating the predicate on the
+// file's rows must select all of them.
+TEST_F(SkippingSoundness, AllRowsMatchOnlyWhenEveryRowMatches) {
+  int all = 0, checked = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const std::string sql = Predicate(3);
+    auto parsed = ParseExpression(sql);
+    ASSERT_TRUE(parsed.ok()) << sql << ": " << parsed.status().ToString();
+    auto bound = BindPredicate(*parsed, *schema_);
+    ASSERT_TRUE(bound.ok()) << sql << ": " << bound.status().ToString();
+    for (int f = 0; f < 4; ++f) {
+      File file = RandomFile();
+      if (file.batch->num_rows() == 0) continue;
+      ++checked;
+      if (!AllRowsMatch(*bound, file.stats, file.partitions)) continue;
+      ++all;
+      ASSERT_EQ(CountMatches(*bound, file), file.batch->num_rows())
+          << "claimed every row matches\n  predicate: " << sql
+          << "\n  rows: " << file.batch->ToString();
+    }
+  }
+  // The generator must reach the positive answer often enough to test it.
+  EXPECT_GT(all, checked / 50);
+}
+
 }  // namespace
 }  // namespace deltacpp::internal

@@ -282,6 +282,41 @@ TEST(DataSkipping, NaNIsAboveEveryNumberAndEqualToItself) {
   EXPECT_TRUE(Skips("f > 0 OR f = 'NaN'", all_null));
 }
 
+bool AllMatch(const std::string& sql, const FileStats& stats = BaseStats(),
+              const PartitionValuesView& partitions = {}) {
+  auto parsed = ParseExpression(sql);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  if (!parsed.ok()) return false;
+  auto bound = BindPredicate(*parsed, *SkipSchema());
+  EXPECT_TRUE(bound.ok()) << bound.status().ToString();
+  if (!bound.ok()) return false;
+  return AllRowsMatch(*bound, stats, partitions);
+}
+
+TEST(DataSkipping, AllRowsMatchFromBoundsNullCountsAndPartitions) {
+  // x in [10, 20] without NULLs; s has 3 NULLs; f in [0.5, 2.5], possibly NaN.
+  for (const char* sql : {"x >= 10", "x BETWEEN 10 AND 20", "x IS NOT NULL", "x != 5",
+                          "NOT (x < 10)", "x > 5 OR s LIKE 'a%'", "f > 0", "f IS NOT NULL",
+                          "x <= 20 AND m >= 100"}) {
+    EXPECT_TRUE(AllMatch(sql)) << sql;
+  }
+  for (const char* sql : {"x > 10", "x IN (10, 20)", "s IS NOT NULL", "s >= 'a'",
+                          "x > 5 AND s LIKE 'a%'", "f < 3", "f = 1", "x = 10",
+                          "y > 0"}) {
+    EXPECT_FALSE(AllMatch(sql)) << sql;
+  }
+  PartitionValuesView a{{"p", S("a")}};
+  PartitionValuesView null_p{{"p", arrow::MakeNullScalar(arrow::utf8())}};
+  EXPECT_TRUE(AllMatch("p = 'a'", BaseStats(), a));
+  EXPECT_TRUE(AllMatch("p IN ('a', 'b') AND x > 0", BaseStats(), a));
+  EXPECT_FALSE(AllMatch("p = 'a'", BaseStats(), null_p));
+  EXPECT_TRUE(AllMatch("p IS NULL", BaseStats(), null_p));
+  FileStats empty;
+  empty.num_records = 0;
+  EXPECT_TRUE(AllMatch("x = 12345", empty));
+  EXPECT_FALSE(AllMatch("x >= 10", FileStats{}));  // no statistics
+}
+
 TEST(DataSkipping, ConstructsItDoesNotFollowNeverSkip) {
   // x is in [10, 20] and s in ["apple", "melon"]: each of these is FALSE on every row, but
   // skipping does not look into LIKE, CASE, explicit casts or %.

@@ -221,6 +221,27 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
     }
   }
 
+  if (options_.row_filter) {
+    for (const arrow::FieldRef& ref : arrow::compute::FieldsInExpression(*options_.row_filter)) {
+      const std::string* name = ref.IsName() ? ref.name()
+                                : ref.IsNested() && !ref.nested_refs()->empty() &&
+                                          ref.nested_refs()->front().IsName()
+                                    ? ref.nested_refs()->front().name()
+                                    : nullptr;
+      const int i = name ? logical->GetFieldIndex(*name) : -1;
+      if (i < 0) {
+        return DeltaError(DeltaErrorCode::kInvalidExpression,
+                          fmt::format("{}: row filter {} references {}, not a column; columns "
+                                      "are {}",
+                                      where, options_.row_filter->ToString(), ref.ToString(),
+                                      logical->ToString()));
+      }
+      if (std::find(read_logical.begin(), read_logical.end(), i) == read_logical.end()) {
+        read_logical.push_back(i);
+      }
+    }
+  }
+
   FileReadPlan plan;
   plan.table_root = snap.table_root();
   plan.version = snap.version();
@@ -238,10 +259,27 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
     out_fields.push_back(logical->field(output_logical[k]));
   }
   plan.output_schema = arrow::schema(out_fields);
+  std::optional<arrow::compute::Expression> row_filter;
   if (bound) {
-    ARROW_ASSIGN_OR_RAISE(auto expr, ToArrowFilter(*bound));
-    ARROW_ASSIGN_OR_RAISE(expr, expr.Bind(*plan.read_schema));
-    plan.row_filter = expr;
+    ARROW_ASSIGN_OR_RAISE(row_filter, ToArrowFilter(*bound));
+  }
+  if (options_.row_filter) {
+    auto extra = options_.row_filter->Bind(*plan.read_schema);
+    if (!extra.ok() || !extra->type() || extra->type()->id() != arrow::Type::BOOL) {
+      return DeltaError(DeltaErrorCode::kInvalidExpression,
+                        fmt::format("{}: row filter {} is not a BOOLEAN expression over the "
+                                    "table's columns{}",
+                                    where, options_.row_filter->ToString(),
+                                    extra.ok() ? "" : ": " + extra.status().message()));
+    }
+    // NULL drops the row, as in the SQL filter.
+    auto kept = arrow::compute::call("coalesce", {*extra, arrow::compute::literal(false)});
+    row_filter = row_filter ? arrow::compute::and_(*row_filter, kept) : kept;
+  }
+  if (row_filter) {
+    ARROW_ASSIGN_OR_RAISE(plan.row_filter, row_filter->Bind(*plan.read_schema));
+  }
+  if (bound) {
     auto pred = std::make_shared<BoundExpr>(*bound);
     plan.can_skip_row_group = [pred](const FileStats& stats) {
       return CanSkipFile(*pred, stats, PartitionValuesView{});

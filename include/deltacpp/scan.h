@@ -3,6 +3,7 @@
 #pragma once
 
 #include <arrow/api.h>
+#include <arrow/compute/expression.h>
 
 #include <memory>
 #include <optional>
@@ -19,6 +20,10 @@ struct ScanOptions {
   std::vector<std::string> columns;
   /// SQL-like predicate (`id > 5 AND country = 'ID'`); empty for no filter.
   std::string filter;
+  /// An Arrow compute expression over the logical columns (field refs by exact logical name),
+  /// applied to rows together with `filter`: rows where it is not TRUE are dropped. Arrow's
+  /// semantics apply (not Spark's), and it does not prune files; only `filter` does.
+  std::optional<arrow::compute::Expression> row_filter;
   /// Rows per output batch (upper bound).
   int64_t batch_size = 64 * 1024;
   /// Files read at the same time.
@@ -66,6 +71,13 @@ class ScanBuilder {
   /// Build() as InvalidExpression.
   ScanBuilder& Filter(std::string predicate) {
     options_.filter = std::move(predicate);
+    return *this;
+  }
+  /// Keeps only rows for which the Arrow expression `predicate` (see ScanOptions::row_filter)
+  /// is TRUE. A reference to a missing column or a non-boolean expression is reported by
+  /// Build() as InvalidExpression.
+  ScanBuilder& Filter(arrow::compute::Expression predicate) {
+    options_.row_filter = std::move(predicate);
     return *this;
   }
   ScanBuilder& Options(ScanOptions options) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 
@@ -46,6 +47,19 @@ int PrecedenceOf(const Expr& e) {
 }
 
 std::string Print(const Expr& e, int min_precedence);
+
+// cast(x, 'type'), the node CAST(x AS type) parses to.
+bool IsCastCall(const Expr& e) {
+  const auto& name = e.function_name();
+  return e.kind() == ExprKind::kFunction && name.size() == 4 &&
+         std::tolower(static_cast<unsigned char>(name[0])) == 'c' &&
+         std::tolower(static_cast<unsigned char>(name[1])) == 'a' &&
+         std::tolower(static_cast<unsigned char>(name[2])) == 's' &&
+         std::tolower(static_cast<unsigned char>(name[3])) == 't' && e.children().size() == 2 &&
+         e.children()[1]->kind() == ExprKind::kLiteral &&
+         e.children()[1]->literal()->is_valid &&
+         e.children()[1]->literal()->type->id() == arrow::Type::STRING;
+}
 
 std::string PrintChild(const ExprPtr& child, int min_precedence) {
   return Print(*child, min_precedence);
@@ -94,6 +108,11 @@ std::string PrintUnparenthesized(const Expr& e) {
       return (!operand.empty() && operand[0] == '-') ? "- " + operand : "-" + operand;
     }
     case ExprKind::kFunction: {
+      if (IsCastCall(e)) {
+        return "CAST(" + PrintChild(c[0], kPrecOr) + " AS " +
+               std::string(static_cast<const arrow::BaseBinaryScalar&>(*c[1]->literal()).view()) +
+               ")";
+      }
       std::string out = e.function_name() + "(";
       for (size_t i = 0; i < c.size(); ++i) {
         if (i > 0) out += ", ";
@@ -163,6 +182,7 @@ const char* ArithOpSymbol(ArithOp op) {
     case ArithOp::kSub: return "-";
     case ArithOp::kMul: return "*";
     case ArithOp::kDiv: return "/";
+    case ArithOp::kMod: return "%";
   }
   return "?";
 }
@@ -198,7 +218,19 @@ std::string QuoteIdentifier(const std::string& name) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
            (!first && c >= '0' && c <= '9');
   };
+  // Words that act as keywords only in some places are quoted too, so that text always parses.
+  static constexpr std::string_view kContextual[] = {"CASE", "WHEN", "THEN", "ELSE", "END",
+                                                     "LIKE", "ESCAPE", "CAST", "AS"};
   bool plain = !name.empty() && !IsReservedWord(name);
+  for (auto w : kContextual) {
+    if (plain && w.size() == name.size()) {
+      bool same = true;
+      for (size_t i = 0; i < w.size() && same; ++i) {
+        same = std::toupper(static_cast<unsigned char>(name[i])) == w[i];
+      }
+      plain = !same;
+    }
+  }
   for (size_t i = 0; i < name.size() && plain; ++i) plain = plain_char(name[i], i == 0);
   if (plain) return name;
   std::string out = "`";

@@ -34,7 +34,7 @@ enum class ExprKind {
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe, kNullSafeEq };
 
 /// Binary arithmetic operators.
-enum class ArithOp { kAdd, kSub, kMul, kDiv };
+enum class ArithOp { kAdd, kSub, kMul, kDiv, kMod };
 
 /// SQL spelling of a comparison operator ("=", "!=", "<", ...).
 const char* CompareOpSymbol(CompareOp op);
@@ -75,7 +75,9 @@ class Expr {
   static ExprPtr MakeArithmetic(ArithOp op, ExprPtr left, ExprPtr right, size_t position = 0);
   /// `-operand`.
   static ExprPtr MakeNegate(ExprPtr operand, size_t position = 0);
-  /// `name(args...)`; the name is kept as written.
+  /// `name(args...)`; the name is kept as written. The parser also builds function nodes for
+  /// `x LIKE p [ESCAPE 'e']` (like(x, p[, 'e'])), `CASE ... END` (nested if(c, a, b); a simple
+  /// CASE x WHEN v compares x = v) and `CAST(x AS t)` (cast(x, 't'), printed back as CAST).
   static ExprPtr MakeFunction(std::string name, std::vector<ExprPtr> args, size_t position = 0);
 
   /// The node kind.

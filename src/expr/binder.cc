@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <optional>
 
 #include "deltacpp/error.h"
 #include "expr/coerce.h"
+#include "expr/like_pattern.h"
+#include "expr/schema_ddl.h"
 #include "expr/physical_name.h"
 
 namespace deltacpp::internal {
@@ -79,7 +83,8 @@ std::string Describe(const BoundExpr& e) {
 
 class Binder {
  public:
-  explicit Binder(const arrow::Schema& schema) : schema_(schema) {}
+  Binder(const arrow::Schema& schema, bool allow_current_time)
+      : schema_(schema), allow_current_time_(allow_current_time) {}
 
   arrow::Result<BoundExpr> Visit(const Expr& e) {
     switch (e.kind()) {
@@ -421,12 +426,114 @@ class Binder {
         ARROW_ASSIGN_OR_RAISE(left, ConvertTo(std::move(left), common, e));
         ARROW_ASSIGN_OR_RAISE(right, ConvertTo(std::move(right), common, e));
       }
+      if (e.arith_op() == ArithOp::kMod && !IsIntegralType(*result_type)) {
+        return Error(e, "% is supported on integral operands only, got " + Describe(left) +
+                            " and " + Describe(right));
+      }
     }
     std::vector<BoundExpr> children;
     children.push_back(std::move(left));
     children.push_back(std::move(right));
     BoundExpr out = MakeNode(BoundKind::kArithmetic, result_type, std::move(children));
     out.arith_op = e.arith_op();
+    return out;
+  }
+
+  // A NULL literal standing where a value of `type` is expected becomes a NULL of that type.
+  static void TypeNull(BoundExpr* operand, const std::shared_ptr<arrow::DataType>& type) {
+    if (operand->type->id() == arrow::Type::NA) {
+      *operand = MakeLiteral(arrow::MakeNullScalar(type));
+    }
+  }
+
+  // value LIKE pattern [ESCAPE escape], the pattern and escape constant.
+  arrow::Result<BoundExpr> BindLike(std::vector<BoundExpr> args, const Expr& e) {
+    if (args.size() != 2 && args.size() != 3) {
+      return Error(e, "LIKE takes a value, a pattern and an optional escape character");
+    }
+    BoundExpr value = std::move(args[0]);
+    const BoundExpr& pattern = args[1];
+    TypeNull(&value, arrow::utf8());
+    if (!IsStringType(*value.type)) {
+      return Error(e, "LIKE needs a STRING operand, got " + Describe(value));
+    }
+    auto is_text_literal = [](const BoundExpr& b) {
+      return b.kind == BoundKind::kLiteral &&
+             (IsStringType(*b.type) || b.type->id() == arrow::Type::NA);
+    };
+    if (!is_text_literal(pattern)) {
+      return Error(e, "the pattern of LIKE must be a STRING literal, got " + Describe(pattern));
+    }
+    char escape = '\\';
+    if (args.size() == 3) {
+      const BoundExpr& esc = args[2];
+      if (!is_text_literal(esc) || !esc.literal->is_valid ||
+          static_cast<const arrow::BaseBinaryScalar&>(*esc.literal).view().size() != 1) {
+        return Error(e, "the escape of LIKE must be a one-character STRING literal, got " +
+                            Describe(esc));
+      }
+      escape = static_cast<const arrow::BaseBinaryScalar&>(*esc.literal).view()[0];
+    }
+    if (!pattern.literal->is_valid) return MakeLiteral(arrow::MakeNullScalar(arrow::boolean()));
+    auto text = static_cast<const arrow::BaseBinaryScalar&>(*pattern.literal).view();
+    auto arrow_pattern = ToArrowLikePattern(text, escape);
+    if (!arrow_pattern.ok()) return Error(e, arrow_pattern.status().message());
+    std::vector<BoundExpr> children;
+    children.push_back(std::move(value));
+    children.push_back(MakeLiteral(std::make_shared<arrow::StringScalar>(*arrow_pattern)));
+    BoundExpr like = MakeNode(BoundKind::kFunction, arrow::boolean(), std::move(children));
+    like.function = "like";
+    return like;
+  }
+
+  // CASE over bound conditions; `values` holds one value per condition and then the ELSE value.
+  arrow::Result<BoundExpr> MakeCaseNode(std::vector<BoundExpr> conditions,
+                                        std::vector<BoundExpr> values, const Expr& at) {
+    ARROW_ASSIGN_OR_RAISE(values, CoerceToCommon(std::move(values), at));
+    auto type = values[0].type;
+    std::vector<BoundExpr> children;
+    for (size_t i = 0; i < conditions.size(); ++i) {
+      children.push_back(std::move(conditions[i]));
+      children.push_back(std::move(values[i]));
+    }
+    children.push_back(std::move(values.back()));
+    return MakeNode(BoundKind::kCase, std::move(type), std::move(children));
+  }
+
+  // The conversions CAST supports, with Spark's results (see to_arrow.cc for how they run).
+  static bool CastSupported(const arrow::DataType& from, const arrow::DataType& to) {
+    const bool from_string = IsStringType(from);
+    const bool from_bool = from.id() == arrow::Type::BOOL;
+    const bool from_date = from.id() == arrow::Type::DATE32;
+    const bool from_ts = from.id() == arrow::Type::TIMESTAMP;
+    if (IsNumericType(to)) return IsNumericType(from) || from_string || from_bool;
+    if (IsStringType(to)) {
+      return from_string || IsIntegralType(from) || IsDecimalType(from) || from_bool || from_date;
+    }
+    if (to.id() == arrow::Type::BOOL) return from_bool || IsNumericType(from) || from_string;
+    if (to.id() == arrow::Type::DATE32) return from_date || from_ts || from_string;
+    if (to.id() == arrow::Type::TIMESTAMP) return from_date || from_ts || from_string;
+    if (IsBinaryType(to)) return from_string || IsBinaryType(from);
+    return false;
+  }
+
+  // CAST(x AS t), parsed as cast(x, 't').
+  arrow::Result<BoundExpr> BindCast(std::vector<BoundExpr> args, const Expr& e) {
+    if (args.size() != 2 || args[1].kind != BoundKind::kLiteral ||
+        !IsStringType(*args[1].type) || !args[1].literal->is_valid) {
+      return Error(e, "CAST takes a value and a type: CAST(x AS type)");
+    }
+    auto target =
+        ParseTypeName(static_cast<const arrow::BaseBinaryScalar&>(*args[1].literal).view());
+    if (!target.ok()) return Error(e, "invalid type in CAST: " + target.status().message());
+    BoundExpr operand = std::move(args[0]);
+    if (operand.type->id() == arrow::Type::NA) return MakeLiteral(arrow::MakeNullScalar(*target));
+    if (operand.type->Equals(**target)) return operand;
+    if (!CastSupported(*operand.type, **target)) {
+      return Error(e, "cannot CAST " + Describe(operand) + " to " + SqlTypeName(**target));
+    }
+    BoundExpr out = MakeCast(std::move(operand), *target);
+    out.explicit_cast = true;
     return out;
   }
 
@@ -489,23 +596,169 @@ class Binder {
       auto type = args[0].type;
       return finish(name, type);
     }
+    if (name == "like") return BindLike(std::move(args), e);
+    if (name == "cast") return BindCast(std::move(args), e);
+    if (name == "nvl" || name == "ifnull") {
+      ARROW_RETURN_NOT_OK(arity(2));
+      ARROW_ASSIGN_OR_RAISE(args, CoerceToCommon(std::move(args), e));
+      auto type = args[0].type;
+      return finish("coalesce", type);
+    }
+    if (name == "if") {
+      ARROW_RETURN_NOT_OK(arity(3));
+      ARROW_ASSIGN_OR_RAISE(auto condition, RequireBoolean(std::move(args[0]), e,
+                                                           "the condition of if must be BOOLEAN"));
+      std::vector<BoundExpr> conditions, values;
+      conditions.push_back(std::move(condition));
+      values.push_back(std::move(args[1]));
+      values.push_back(std::move(args[2]));
+      return MakeCaseNode(std::move(conditions), std::move(values), e);
+    }
+    auto require_string = [&](size_t i) -> arrow::Status {
+      TypeNull(&args[i], arrow::utf8());
+      if (IsStringType(*args[i].type)) return arrow::Status::OK();
+      return Error(e, "function " + name + " needs STRING arguments, got " + Describe(args[i]));
+    };
+    // Arguments that configure the kernel must be constants; NULL ones make the result NULL.
+    auto require_literal = [&](size_t i, bool integral) -> arrow::Result<bool> {
+      const BoundExpr& a = args[i];
+      const bool type_ok = a.type->id() == arrow::Type::NA ||
+                           (integral ? IsIntegralType(*a.type) : IsStringType(*a.type));
+      if (a.kind != BoundKind::kLiteral || !type_ok) {
+        return Error(e, "argument " + std::to_string(i + 1) + " of " + name + " must be " +
+                            (integral ? "an integer" : "a STRING") + " literal, got " +
+                            Describe(a));
+      }
+      return a.literal->is_valid;
+    };
+    if (name == "trim" || name == "ltrim" || name == "rtrim") {
+      ARROW_RETURN_NOT_OK(arity(1));
+      ARROW_RETURN_NOT_OK(require_string(0));
+      auto type = args[0].type;
+      return finish(name, type);
+    }
+    if (name == "substring" || name == "substr") {
+      if (args.size() != 2 && args.size() != 3) {
+        return Error(e, "function " + name + " takes 2 or 3 arguments, got " +
+                            std::to_string(args.size()));
+      }
+      ARROW_RETURN_NOT_OK(require_string(0));
+      auto type = args[0].type;
+      for (size_t i = 1; i < args.size(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(bool present, require_literal(i, true));
+        if (!present) return MakeLiteral(arrow::MakeNullScalar(type));
+        ARROW_ASSIGN_OR_RAISE(auto wide, ConvertLiteral(args[i].literal, arrow::int64()));
+        args[i] = MakeLiteral(wide);
+      }
+      return finish("substring", type);
+    }
+    if (name == "concat") {
+      if (args.empty()) return MakeLiteral(std::make_shared<arrow::StringScalar>(""));
+      for (size_t i = 0; i < args.size(); ++i) {
+        ARROW_RETURN_NOT_OK(require_string(i));
+        ARROW_ASSIGN_OR_RAISE(args[i], ConvertTo(std::move(args[i]), arrow::utf8(), e));
+      }
+      return finish("concat", arrow::utf8());
+    }
+    if (name == "replace") {
+      if (args.size() != 2 && args.size() != 3) {
+        return Error(e, "function replace takes 2 or 3 arguments, got " +
+                            std::to_string(args.size()));
+      }
+      ARROW_RETURN_NOT_OK(require_string(0));
+      auto type = args[0].type;
+      for (size_t i = 1; i < args.size(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(bool present, require_literal(i, false));
+        if (!present) return MakeLiteral(arrow::MakeNullScalar(type));
+      }
+      if (args.size() == 2) args.push_back(MakeLiteral(std::make_shared<arrow::StringScalar>("")));
+      return finish("replace", type);
+    }
+    auto require_date = [&](size_t i) -> arrow::Status {
+      TypeNull(&args[i], arrow::date32());
+      if (args[i].type->id() == arrow::Type::TIMESTAMP) {
+        // Spark takes the date part of a timestamp argument.
+        BoundExpr cast = MakeCast(std::move(args[i]), arrow::date32());
+        cast.explicit_cast = true;
+        args[i] = std::move(cast);
+      }
+      if (args[i].type->id() == arrow::Type::DATE32) return arrow::Status::OK();
+      return Error(e, "function " + name + " needs a DATE or TIMESTAMP argument, got " +
+                          Describe(args[i]));
+    };
+    if (name == "year" || name == "month" || name == "day" || name == "dayofmonth") {
+      ARROW_RETURN_NOT_OK(arity(1));
+      ARROW_RETURN_NOT_OK(require_date(0));
+      return finish(name == "dayofmonth" ? "day" : name, arrow::int32());
+    }
+    if (name == "hour") {
+      ARROW_RETURN_NOT_OK(arity(1));
+      TypeNull(&args[0], arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"));
+      if (args[0].type->id() == arrow::Type::DATE32) {
+        args[0] = MakeCast(std::move(args[0]), arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"));
+      }
+      if (args[0].type->id() != arrow::Type::TIMESTAMP) {
+        return Error(e, "function hour needs a TIMESTAMP argument, got " + Describe(args[0]));
+      }
+      return finish(name, arrow::int32());
+    }
+    if (name == "date_add" || name == "date_sub") {
+      ARROW_RETURN_NOT_OK(arity(2));
+      ARROW_RETURN_NOT_OK(require_date(0));
+      TypeNull(&args[1], arrow::int32());
+      if (!IsIntegralType(*args[1].type) || args[1].type->id() == arrow::Type::INT64) {
+        return Error(e, "function " + name + " needs an INT number of days, got " +
+                            Describe(args[1]));
+      }
+      ARROW_ASSIGN_OR_RAISE(args[1], ConvertTo(std::move(args[1]), arrow::int32(), e));
+      return finish(name, arrow::date32());
+    }
+    if (name == "datediff") {
+      ARROW_RETURN_NOT_OK(arity(2));
+      ARROW_RETURN_NOT_OK(require_date(0));
+      ARROW_RETURN_NOT_OK(require_date(1));
+      return finish(name, arrow::int32());
+    }
+    if (name == "current_date" || name == "current_timestamp" || name == "now") {
+      ARROW_RETURN_NOT_OK(arity(0));
+      if (!allow_current_time_) {
+        return Error(e, "function " + name + " is not deterministic and cannot be used here");
+      }
+      // One value for the whole statement, as in Spark; dates are taken in UTC.
+      const int64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+      if (name == "current_date") {
+        constexpr int64_t kMicrosPerDay = 86'400'000'000LL;
+        const int64_t days = micros >= 0 ? micros / kMicrosPerDay
+                                         : -((-micros + kMicrosPerDay - 1) / kMicrosPerDay);
+        return MakeLiteral(std::make_shared<arrow::Date32Scalar>(static_cast<int32_t>(days)));
+      }
+      return MakeLiteral(std::make_shared<arrow::TimestampScalar>(
+          micros, arrow::timestamp(arrow::TimeUnit::MICRO, "UTC")));
+    }
     return Error(e, "unknown function '" + e.function_name() +
-                        "'; supported: abs, coalesce, length, lower, upper");
+                        "'; supported: abs, coalesce, concat, current_date, current_timestamp, "
+                        "date_add, date_sub, datediff, day, hour, if, length, lower, ltrim, "
+                        "month, nvl, replace, rtrim, substring, trim, upper, year");
   }
 
   const arrow::Schema& schema_;
+  const bool allow_current_time_;
 };
 
 }  // namespace
 
-arrow::Result<BoundExpr> Bind(const ExprPtr& expr, const arrow::Schema& logical_schema) {
+arrow::Result<BoundExpr> Bind(const ExprPtr& expr, const arrow::Schema& logical_schema,
+                              bool allow_current_time) {
   if (!expr) return DeltaError(DeltaErrorCode::kInvalidExpression, "no expression to bind");
-  return Binder(logical_schema).Visit(*expr);
+  return Binder(logical_schema, allow_current_time).Visit(*expr);
 }
 
-arrow::Result<BoundExpr> BindPredicate(const ExprPtr& expr, const arrow::Schema& logical_schema) {
+arrow::Result<BoundExpr> BindPredicate(const ExprPtr& expr, const arrow::Schema& logical_schema,
+                                       bool allow_current_time) {
   if (!expr) return DeltaError(DeltaErrorCode::kInvalidExpression, "no expression to bind");
-  Binder binder(logical_schema);
+  Binder binder(logical_schema, allow_current_time);
   ARROW_ASSIGN_OR_RAISE(auto bound, binder.Visit(*expr));
   return binder.RequireBoolean(std::move(bound), *expr, "a predicate must be BOOLEAN");
 }

@@ -55,6 +55,13 @@ std::string BoundExpr::ToString() const {
     case BoundKind::kArithmetic:
       return "(" + child(0) + " " + ArithOpSymbol(arith_op) + " " + child(1) + ")";
     case BoundKind::kNegate: return "(- " + child(0) + ")";
+    case BoundKind::kCase: {
+      std::string out = "CASE";
+      for (size_t i = 0; i + 1 < children.size(); i += 2) {
+        out += " WHEN " + child(i) + " THEN " + child(i + 1);
+      }
+      return out + " ELSE " + children.back().ToString() + " END";
+    }
     case BoundKind::kFunction: {
       std::string out = function + "(";
       for (size_t i = 0; i < children.size(); ++i) {

@@ -45,6 +45,8 @@ enum class BoundKind {
   kArithmetic,  ///< children[0] arith_op children[1]
   kNegate,      ///< -children[0]
   kFunction,    ///< function(children...), function is the lower-case SQL name
+  kCase,        ///< WHEN children[0] THEN children[1] ... ELSE children.back(): the first
+                ///< TRUE condition picks its value (NULL conditions count as not TRUE)
 };
 
 /// A node of a bound expression. Every node has a result type; predicates are boolean.
@@ -64,6 +66,8 @@ struct BoundExpr {
   ArithOp arith_op = ArithOp::kAdd;
   /// kFunction: lower-case function name.
   std::string function;
+  /// kCast: written by the user as CAST(x AS t) (Spark's cast rules), not inserted by binding.
+  bool explicit_cast = false;
 
   /// SQL-like text, with implicit conversions shown as CAST(x AS TYPE).
   std::string ToString() const;

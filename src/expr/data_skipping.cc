@@ -2,7 +2,9 @@
 
 #include <arrow/compute/cast.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "expr/coerce.h"
@@ -57,12 +59,16 @@ Outcomes NegateSet(Outcomes s) {
   return out;
 }
 
-// What is known about the values of an expression over the file's rows.
+// What is known about the values of an expression over the file's rows. NaN (floating-point
+// columns only) is kept apart from the ordered values: writers disagree on whether a NaN makes
+// the maximum NaN (Spark's order) or is left out of min/max (Parquet), so bounds describe the
+// other values only and `may_be_nan` says whether a NaN may be present.
 struct ValueRange {
-  std::shared_ptr<arrow::Scalar> lo;  // no non-null value is below this (unknown when null)
-  std::shared_ptr<arrow::Scalar> hi;  // no non-null value is above this (unknown when null)
+  std::shared_ptr<arrow::Scalar> lo;  // no non-null, non-NaN value is below this (or unknown)
+  std::shared_ptr<arrow::Scalar> hi;  // no non-null, non-NaN value is above this (or unknown)
   bool may_be_null = true;
-  bool may_be_non_null = true;
+  bool may_be_non_null = true;  // a non-null value other than NaN may be present
+  bool may_be_nan = false;
   // When lo == hi, all non-null values equal it (false for possibly truncated string bounds).
   bool point_is_exact = false;
 };
@@ -80,8 +86,14 @@ CompareOp Negated(CompareOp op) {
   return op;
 }
 
-// Whether some non-null value v in the range can satisfy `v op c`.
+bool IsNan(const arrow::Scalar& s);
+
+// Whether some non-null value v in the range (NaN excluded) can satisfy `v op c`.
 bool SomeValueSatisfies(CompareOp op, const ValueRange& r, const arrow::Scalar& c) {
+  if (IsNan(c)) {
+    // Every value other than NaN is below NaN, whatever the bounds.
+    return op == CompareOp::kNe || op == CompareOp::kLt || op == CompareOp::kLe;
+  }
   std::optional<int> lo = r.lo ? CompareScalars(*r.lo, c) : std::nullopt;  // sign of lo - c
   std::optional<int> hi = r.hi ? CompareScalars(*r.hi, c) : std::nullopt;  // sign of hi - c
   switch (op) {
@@ -98,15 +110,38 @@ bool SomeValueSatisfies(CompareOp op, const ValueRange& r, const arrow::Scalar& 
   return true;
 }
 
+Outcomes CompareConstants(CompareOp op, const arrow::Scalar& a, const arrow::Scalar& b);
+
+bool IsNan(const arrow::Scalar& s) {
+  if (!s.is_valid) return false;
+  if (s.type->id() == arrow::Type::DOUBLE) {
+    return std::isnan(static_cast<const arrow::DoubleScalar&>(s).value);
+  }
+  if (s.type->id() == arrow::Type::FLOAT) {
+    return std::isnan(static_cast<const arrow::FloatScalar&>(s).value);
+  }
+  return false;
+}
+
+// A NaN of the floating-point type of `like`.
+std::shared_ptr<arrow::Scalar> NanLike(const arrow::Scalar& like) {
+  if (like.type->id() == arrow::Type::FLOAT) {
+    return std::make_shared<arrow::FloatScalar>(std::numeric_limits<float>::quiet_NaN());
+  }
+  return std::make_shared<arrow::DoubleScalar>(std::numeric_limits<double>::quiet_NaN());
+}
+
 // Outcomes of `x op c` for x described by `r` and a literal c.
 Outcomes CompareWithLiteral(CompareOp op, const ValueRange& r, const arrow::Scalar& c) {
   const bool null_safe = op == CompareOp::kNullSafeEq;
   if (!c.is_valid) {
     if (!null_safe) return kNull;
-    return static_cast<Outcomes>((r.may_be_null ? kTrue : 0) | (r.may_be_non_null ? kFalse : 0));
+    return static_cast<Outcomes>((r.may_be_null ? kTrue : 0) |
+                                 (r.may_be_non_null || r.may_be_nan ? kFalse : 0));
   }
   Outcomes out = 0;
   if (r.may_be_null) out |= null_safe ? kFalse : kNull;
+  if (r.may_be_nan) out |= CompareConstants(op, *NanLike(c), c);
   if (r.may_be_non_null) {
     const CompareOp value_op = null_safe ? CompareOp::kEq : op;
     if (SomeValueSatisfies(value_op, r, c)) out |= kTrue;
@@ -211,7 +246,7 @@ class SkippingEvaluator {
           may_be_non_null = operand.literal->is_valid;
         } else if (auto range = RangeOf(operand)) {
           may_be_null = range->may_be_null;
-          may_be_non_null = range->may_be_non_null;
+          may_be_non_null = range->may_be_non_null || range->may_be_nan;
         }
         Outcomes out = 0;
         if (may_be_null) out |= want_null ? kTrue : kFalse;
@@ -247,10 +282,14 @@ class SkippingEvaluator {
 
   std::optional<ValueRange> RangeOf(const BoundExpr& e) const {
     if (e.kind == BoundKind::kCast) {
+      // A cast the user wrote may truncate, fail or parse text; only the binder's widening
+      // conversions carry bounds across.
+      if (e.explicit_cast) return std::nullopt;
       const BoundExpr& inner = e.children[0];
       if (!IsOrderPreservingCast(*inner.type, *e.type)) return std::nullopt;
       auto range = RangeOf(inner);
       if (!range) return std::nullopt;
+      if (range->may_be_nan && !arrow::is_floating(e.type->id())) return std::nullopt;
       range->lo = CastBound(range->lo, e.type);
       range->hi = CastBound(range->hi, e.type);
       // Distinct values may become equal after a widening cast; equality to a point then
@@ -270,13 +309,20 @@ class SkippingEvaluator {
     if (it == stats_.columns.end()) return std::nullopt;
     const ColumnStats& cs = it->second;
     ValueRange r;
-    if (cs.min && cs.min->is_valid && cs.min->type->Equals(*column.type)) r.lo = cs.min;
-    if (cs.max && cs.max->is_valid && cs.max->type->Equals(*column.type)) {
+    // A NaN bound (Spark writes NaN as the maximum of a column holding one, and as the minimum
+    // when all values are NaN) bounds nothing else; a bound that is not NaN does not rule NaN
+    // out, since Parquet statistics leave NaN out of min/max.
+    r.may_be_nan = arrow::is_floating(column.type->id());
+    if (cs.min && cs.min->is_valid && cs.min->type->Equals(*column.type) && !IsNan(*cs.min)) {
+      r.lo = cs.min;
+    }
+    if (cs.max && cs.max->is_valid && cs.max->type->Equals(*column.type) && !IsNan(*cs.max)) {
       r.hi = WidenTruncatedMax(cs.max);
     }
     r.may_be_null = !(cs.null_count && *cs.null_count == 0);
     r.may_be_non_null =
         !(cs.null_count && stats_.num_records && *cs.null_count >= *stats_.num_records);
+    r.may_be_nan = r.may_be_nan && r.may_be_non_null;
     r.point_is_exact = !IsStringType(*column.type) && !IsBinaryType(*column.type);
     return r;
   }
@@ -299,9 +345,16 @@ class SkippingEvaluator {
               : ConvertLiteral(value, type);
       typed = converted.ok() ? *converted : nullptr;
     }
+    if (typed && IsNan(*typed)) {
+      r.may_be_nan = true;
+      r.may_be_non_null = false;
+      return r;
+    }
     r.lo = typed;
     r.hi = typed;
     r.point_is_exact = typed != nullptr;
+    // A partition value that does not convert is unknown, NaN included.
+    r.may_be_nan = !typed && arrow::is_floating(type->id());
     return r;
   }
 
@@ -315,6 +368,14 @@ bool CanSkipFile(const BoundExpr& predicate, const FileStats& stats,
                  const PartitionValuesView& partitions) {
   if (stats.num_records && *stats.num_records == 0) return true;
   return (SkippingEvaluator(stats, partitions).Eval(predicate) & kTrue) == 0;
+}
+
+bool AllRowsMatch(const BoundExpr& predicate, const FileStats& stats,
+                  const PartitionValuesView& partitions) {
+  if (stats.num_records && *stats.num_records == 0) return true;
+  // Every outcome set over-approximates the values the rows can take, FALSE and NULL included,
+  // so a set holding TRUE alone proves every row is TRUE.
+  return SkippingEvaluator(stats, partitions).Eval(predicate) == kTrue;
 }
 
 }  // namespace deltacpp::internal

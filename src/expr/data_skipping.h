@@ -24,9 +24,21 @@ using PartitionValuesView = std::unordered_map<std::string, std::shared_ptr<arro
 /// literal use [min, max] and null counts (a partition column is exact: min = max = its value);
 /// IN is a disjunction of equalities; AND/OR/NOT combine the sets with SQL three-valued logic,
 /// which makes NOT sound over any operand. Timestamp maximums are widened by 999 microseconds
-/// because writers truncate them to milliseconds. A file with zero records is always skipped.
+/// because writers truncate them to milliseconds. Floating-point comparisons follow Spark (NaN
+/// equals NaN and is above every other value); since Spark records NaN as a column's maximum
+/// while Parquet statistics leave NaN out, a NaN bound bounds nothing and a file with a
+/// floating-point column is always assumed to possibly hold NaN (unless all its values are
+/// NULL): `d > c` never skips on the maximum of `d`. A file with zero records is always skipped.
 /// Anything not understood, and any missing statistic, keeps the file.
 bool CanSkipFile(const BoundExpr& predicate, const FileStats& stats,
                  const PartitionValuesView& partitions);
+
+/// The dual of CanSkipFile: true only when `stats` and `partitions` prove that `predicate` is
+/// TRUE for every row of the file (neither FALSE nor NULL for any), e.g. so that a DELETE can
+/// drop the whole file without reading it. Uses the same abstraction: the file qualifies when
+/// TRUE is the only outcome left. A file with zero records qualifies; anything not understood,
+/// and any missing statistic, leaves the answer false.
+bool AllRowsMatch(const BoundExpr& predicate, const FileStats& stats,
+                  const PartitionValuesView& partitions);
 
 }  // namespace deltacpp::internal

@@ -80,7 +80,7 @@ class Lexer {
     }
     static constexpr std::string_view kSymbols[] = {"<=>", "==", "!=", "<>", "<=", ">=", "=",
                                                     "<",   ">",  "+",  "-",  "*",  "/",  "(",
-                                                    ")",   ",",  ".",  ":"};
+                                                    ")",   ",",  ".",  ":",  "%"};
     for (auto sym : kSymbols) {
       if (sql_.substr(pos_, sym.size()) == sym) {
         pos_ += sym.size();

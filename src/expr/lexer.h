@@ -17,7 +17,7 @@ enum class TokenKind {
   kNumber,            ///< numeric literal as written, e.g. `12`, `1.5e3`, `10L`, `.5`
   kString,            ///< quoted string, text unescaped
   kHexString,         ///< X'0A1B': text holds the hex digits
-  kSymbol,            ///< operator or punctuation: = == != <> < <= > >= <=> + - * / ( ) , .
+  kSymbol,            ///< operator or punctuation: = == != <> < <= > >= <=> + - * / % ( ) , .
   kEnd,               ///< end of input
 };
 

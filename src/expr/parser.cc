@@ -8,6 +8,7 @@
 
 #include "deltacpp/error.h"
 #include "expr/lexer.h"
+#include "expr/schema_ddl.h"
 #include "util/temporal.h"
 
 namespace deltacpp::internal {
@@ -165,7 +166,8 @@ class Parser {
       }
       bool negated = false;
       size_t pos = t.position;
-      if (IsKeyword(t, "NOT") && (IsKeyword(Peek(1), "IN") || IsKeyword(Peek(1), "BETWEEN"))) {
+      if (IsKeyword(t, "NOT") && (IsKeyword(Peek(1), "IN") || IsKeyword(Peek(1), "BETWEEN") ||
+                                  IsKeyword(Peek(1), "LIKE"))) {
         Advance();
         negated = true;
       }
@@ -185,6 +187,24 @@ class Parser {
           break;
         }
         left = Expr::MakeIn(std::move(left), std::move(items), negated, pos);
+        continue;
+      }
+      if (IsKeyword(Peek(), "LIKE")) {
+        Advance();
+        ARROW_ASSIGN_OR_RAISE(auto pattern, ParseAdditive());
+        std::vector<ExprPtr> args{std::move(left), std::move(pattern)};
+        if (IsKeyword(Peek(), "ESCAPE")) {
+          Advance();
+          const Token& esc = Peek();
+          if (esc.kind != TokenKind::kString || esc.text.size() != 1) {
+            return Unexpected(esc, "expected a one-character string after ESCAPE");
+          }
+          args.push_back(Expr::MakeLiteral(std::make_shared<arrow::StringScalar>(esc.text),
+                                           esc.position));
+          Advance();
+        }
+        left = Expr::MakeFunction("like", std::move(args), pos);
+        if (negated) left = Expr::MakeNot(std::move(left), pos);
         continue;
       }
       if (IsKeyword(Peek(), "BETWEEN")) {
@@ -213,9 +233,9 @@ class Parser {
 
   arrow::Result<ExprPtr> ParseMultiplicative() {
     ARROW_ASSIGN_OR_RAISE(auto left, ParseUnary());
-    while (IsSymbol(Peek(), "*") || IsSymbol(Peek(), "/")) {
+    while (IsSymbol(Peek(), "*") || IsSymbol(Peek(), "/") || IsSymbol(Peek(), "%")) {
       const Token& t = Advance();
-      ArithOp op = t.text == "*" ? ArithOp::kMul : ArithOp::kDiv;
+      ArithOp op = t.text == "*" ? ArithOp::kMul : t.text == "/" ? ArithOp::kDiv : ArithOp::kMod;
       ARROW_ASSIGN_OR_RAISE(auto right, ParseUnary());
       left = Expr::MakeArithmetic(op, std::move(left), std::move(right), t.position);
     }
@@ -382,6 +402,8 @@ class Parser {
         const Token& keyword = Advance();
         return TypedLiteral(keyword);
       }
+      if (IsKeyword(t, "CASE") && StartsOperand(Peek(1))) return ParseCase();
+      if (IsKeyword(t, "CAST") && IsSymbol(Peek(1), "(")) return ParseCast();
       if (IsReservedWord(t.text)) {
         return Unexpected(t, "expected an operand, found keyword (use `backquotes` for a column "
                              "with this name)");
@@ -415,6 +437,85 @@ class Parser {
       path.push_back(Advance().text);
     }
     return Expr::MakeColumn(std::move(path), first.position);
+  }
+
+  // Whether `t` can begin an operand (so that `CASE` before it is the keyword, not a column).
+  bool StartsOperand(const Token& t) const {
+    if (t.kind == TokenKind::kEnd) return false;
+    if (t.kind == TokenKind::kSymbol) {
+      return t.text == "(" || t.text == "-" || t.text == "+";
+    }
+    if (t.kind == TokenKind::kIdentifier) {
+      return !IsKeyword(t, "AND") && !IsKeyword(t, "OR") && !IsKeyword(t, "IS") &&
+             !IsKeyword(t, "IN") && !IsKeyword(t, "BETWEEN") && !IsKeyword(t, "LIKE") &&
+             !IsKeyword(t, "THEN") && !IsKeyword(t, "ELSE") && !IsKeyword(t, "END");
+    }
+    return true;
+  }
+
+  arrow::Result<ExprPtr> ParseCase() {
+    const size_t pos = Advance().position;
+    ExprPtr operand;
+    if (!IsKeyword(Peek(), "WHEN")) {
+      ARROW_ASSIGN_OR_RAISE(operand, ParseOr());
+    }
+    std::vector<std::pair<ExprPtr, ExprPtr>> branches;
+    while (IsKeyword(Peek(), "WHEN")) {
+      Advance();
+      ARROW_ASSIGN_OR_RAISE(auto when, ParseOr());
+      if (!IsKeyword(Peek(), "THEN")) return Unexpected(Peek(), "expected THEN in CASE");
+      Advance();
+      ARROW_ASSIGN_OR_RAISE(auto then, ParseOr());
+      branches.emplace_back(std::move(when), std::move(then));
+    }
+    if (branches.empty()) return Unexpected(Peek(), "expected WHEN in CASE");
+    ExprPtr else_value;
+    if (IsKeyword(Peek(), "ELSE")) {
+      Advance();
+      ARROW_ASSIGN_OR_RAISE(else_value, ParseOr());
+    }
+    if (!IsKeyword(Peek(), "END")) return Unexpected(Peek(), "expected WHEN, ELSE or END in CASE");
+    Advance();
+    // if(c1, t1, if(c2, t2, else)): a NULL condition, like a FALSE one, passes to the next.
+    ExprPtr out = else_value ? std::move(else_value)
+                             : Expr::MakeLiteral(std::make_shared<arrow::NullScalar>(), pos);
+    for (auto it = branches.rbegin(); it != branches.rend(); ++it) {
+      ExprPtr condition = operand ? Expr::MakeComparison(CompareOp::kEq, operand, it->first,
+                                                         it->first->position())
+                                  : it->first;
+      out = Expr::MakeFunction("if", {std::move(condition), it->second, std::move(out)}, pos);
+    }
+    return out;
+  }
+
+  arrow::Result<ExprPtr> ParseCast() {
+    const size_t pos = Advance().position;
+    Advance();  // (
+    ARROW_ASSIGN_OR_RAISE(auto operand, ParseOr());
+    if (!IsKeyword(Peek(), "AS")) return Unexpected(Peek(), "expected AS in CAST");
+    Advance();
+    // The type runs to the ')' that closes the CAST; parentheses inside it (DECIMAL(10,2))
+    // and angle brackets (ARRAY<INT>) are left to the type parser.
+    const Token& first = Peek();
+    size_t last_end = first.position;
+    int depth = 0;
+    while (Peek().kind != TokenKind::kEnd && !(depth == 0 && IsSymbol(Peek(), ")"))) {
+      if (IsSymbol(Peek(), "(")) ++depth;
+      if (IsSymbol(Peek(), ")")) --depth;
+      last_end = Advance().end;
+    }
+    if (last_end == first.position) return Unexpected(Peek(), "expected a type name in CAST");
+    std::string_view type_text = sql_.substr(first.position, last_end - first.position);
+    auto type = ParseTypeName(type_text);
+    if (!type.ok()) {
+      return SyntaxError(sql_, first.position, type_text,
+                         "invalid type in CAST: " + type.status().message());
+    }
+    ARROW_RETURN_NOT_OK(Expect(")", "')' after the type in CAST"));
+    auto type_literal =
+        Expr::MakeLiteral(std::make_shared<arrow::StringScalar>(std::string(type_text)),
+                          first.position);
+    return Expr::MakeFunction("cast", {std::move(operand), std::move(type_literal)}, pos);
   }
 
   std::string_view sql_;

@@ -20,10 +20,11 @@ int OrderValues(const arrow::Scalar& a, const arrow::Scalar& b) {
 }
 
 template <typename ScalarType>
-std::optional<int> OrderFloats(const arrow::Scalar& a, const arrow::Scalar& b) {
+int OrderFloats(const arrow::Scalar& a, const arrow::Scalar& b) {
   const double x = static_cast<double>(static_cast<const ScalarType&>(a).value);
   const double y = static_cast<double>(static_cast<const ScalarType&>(b).value);
-  if (std::isnan(x) || std::isnan(y)) return std::nullopt;
+  // Spark's order: NaN equals NaN and is above every other value; -0.0 equals 0.0.
+  if (std::isnan(x) || std::isnan(y)) return Order(std::isnan(x), std::isnan(y));
   return Order(x, y);
 }
 

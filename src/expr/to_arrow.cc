@@ -4,7 +4,10 @@
 #include <arrow/compute/api.h>
 #include <arrow/compute/initialize.h>
 
+#include <limits>
+
 #include "deltacpp/error.h"
+#include "expr/coerce.h"
 
 namespace deltacpp::internal {
 
@@ -30,6 +33,39 @@ const char* ComparisonFunction(CompareOp op) {
   return "equal";
 }
 
+bool IsFloating(const BoundExpr& e) { return e.type && arrow::is_floating(e.type->id()); }
+
+// Spark compares floating-point values with NaN equal to NaN and greater than everything else,
+// where IEEE (and Arrow's kernels) make every comparison with NaN false. Both operands have one
+// type. The plain (non-Kleene) and/or propagate NULL like the comparison kernels do.
+cp::Expression SparkFloatCompare(CompareOp op, const cp::Expression& a, const cp::Expression& b) {
+  auto a_nan = cp::call("is_nan", {a});
+  auto b_nan = cp::call("is_nan", {b});
+  switch (op) {
+    case CompareOp::kEq:
+    case CompareOp::kNullSafeEq:
+      return cp::call("or", {cp::call("equal", {a, b}), cp::call("and", {a_nan, b_nan})});
+    case CompareOp::kNe:
+      return cp::call("invert", {SparkFloatCompare(CompareOp::kEq, a, b)});
+    case CompareOp::kLt:
+      return cp::call("or", {cp::call("less", {a, b}),
+                             cp::call("and", {cp::call("invert", {a_nan}), b_nan})});
+    case CompareOp::kLe: return cp::call("or", {cp::call("less_equal", {a, b}), b_nan});
+    case CompareOp::kGt:
+      return cp::call("or", {cp::call("greater", {a, b}),
+                             cp::call("and", {a_nan, cp::call("invert", {b_nan})})});
+    case CompareOp::kGe: return cp::call("or", {cp::call("greater_equal", {a, b}), a_nan});
+  }
+  return cp::call("equal", {a, b});
+}
+
+// `a op b` for operands of one type, NULL when either is NULL (`<=>` is handled by the caller).
+cp::Expression CompareValues(CompareOp op, bool floating, const cp::Expression& a,
+                             const cp::Expression& b) {
+  if (floating) return SparkFloatCompare(op, a, b);
+  return cp::call(ComparisonFunction(op), {a, b});
+}
+
 bool IsNullLiteral(const BoundExpr& e) {
   return e.kind == BoundKind::kLiteral && !e.literal->is_valid;
 }
@@ -53,7 +89,9 @@ arrow::Result<cp::Expression> TranslateIn(const BoundExpr& e) {
   for (size_t i = 1; i < e.children.size(); ++i) {
     all_literal = all_literal && e.children[i].kind == BoundKind::kLiteral;
   }
-  if (all_literal) {
+  // Arrow's set lookup hashes floating-point values bitwise (-0.0 differs from 0.0), so
+  // floating-point lists take the chain of Spark equalities below.
+  if (all_literal && !IsFloating(value)) {
     std::unique_ptr<arrow::ArrayBuilder> builder;
     ARROW_RETURN_NOT_OK(arrow::MakeBuilder(arrow::default_memory_pool(), value.type, &builder));
     for (size_t i = 1; i < e.children.size(); ++i) {
@@ -67,7 +105,7 @@ arrow::Result<cp::Expression> TranslateIn(const BoundExpr& e) {
   std::optional<cp::Expression> out;
   for (size_t i = 1; i < e.children.size(); ++i) {
     ARROW_ASSIGN_OR_RAISE(auto item, Translate(e.children[i]));
-    auto eq = cp::call("equal", {value_expr, std::move(item)});
+    auto eq = CompareValues(CompareOp::kEq, IsFloating(value), value_expr, item);
     out = out ? cp::call("or_kleene", {std::move(*out), std::move(eq)}) : std::move(eq);
   }
   return *out;
@@ -75,8 +113,9 @@ arrow::Result<cp::Expression> TranslateIn(const BoundExpr& e) {
 
 arrow::Result<cp::Expression> TranslateComparison(const BoundExpr& e) {
   ARROW_ASSIGN_OR_RAISE(auto args, TranslateChildren(e));
+  const bool floating = IsFloating(e.children[0]);
   if (e.compare_op != CompareOp::kNullSafeEq) {
-    return cp::call(ComparisonFunction(e.compare_op), std::move(args));
+    return CompareValues(e.compare_op, floating, args[0], args[1]);
   }
   const bool left_null = IsNullLiteral(e.children[0]);
   const bool right_null = IsNullLiteral(e.children[1]);
@@ -85,18 +124,24 @@ arrow::Result<cp::Expression> TranslateComparison(const BoundExpr& e) {
   if (right_null) return cp::call("is_null", {args[0]});
   // Equal when both are present; otherwise equal exactly when both are missing.
   auto both_null = cp::call("and", {cp::call("is_null", {args[0]}), cp::call("is_null", {args[1]})});
-  return cp::call("coalesce", {cp::call("equal", args), std::move(both_null)});
+  return cp::call("coalesce",
+                  {CompareValues(CompareOp::kEq, floating, args[0], args[1]),
+                   std::move(both_null)});
 }
 
 arrow::Result<cp::Expression> TranslateArithmetic(const BoundExpr& e) {
   ARROW_ASSIGN_OR_RAISE(auto args, TranslateChildren(e));
   switch (e.arith_op) {
-    case ArithOp::kDiv: {
-      // Division by zero yields NULL, as in Spark.
-      auto zero = cp::call("equal", {args[1], cp::literal(0.0)});
-      auto quotient = cp::call("divide", args);
-      return cp::call("if_else", {std::move(zero), cp::literal(arrow::MakeNullScalar(e.type)),
-                                  std::move(quotient)});
+    case ArithOp::kDiv:
+      // Spark 4 runs ANSI SQL by default: division by zero is an error, not NULL.
+      return cp::call("divide_checked", std::move(args));
+    case ArithOp::kMod: {
+      // Integral only (see the binder): a - (a / b) * b, with Arrow's integer division
+      // truncating toward zero, gives the remainder with the sign of the dividend, as in Spark.
+      // A zero divisor is an error, as under ANSI SQL.
+      auto quotient = cp::call("divide_checked", args);
+      return cp::call("subtract_checked",
+                      {args[0], cp::call("multiply_checked", {std::move(quotient), args[1]})});
     }
     case ArithOp::kAdd:
     case ArithOp::kSub:
@@ -114,8 +159,75 @@ arrow::Result<cp::Expression> TranslateArithmetic(const BoundExpr& e) {
   return arrow::Status::Invalid("unknown arithmetic operator");
 }
 
+std::string_view StringLiteral(const BoundExpr& e) {
+  return static_cast<const arrow::BaseBinaryScalar&>(*e.literal).view();
+}
+
+int64_t IntLiteral(const BoundExpr& e) {
+  return static_cast<const arrow::Int64Scalar&>(*e.literal).value;
+}
+
+// Spark's substring(s, pos[, len]): 1-based; 0 acts as 1; negative counts from the end.
+cp::Expression Substring(cp::Expression s, int64_t pos, std::optional<int64_t> len) {
+  constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
+  const int64_t start = pos > 0 ? pos - 1 : pos;  // Arrow: negative starts count from the end
+  int64_t stop = kToEnd;
+  if (len) {
+    if (*len <= 0) return cp::call("utf8_slice_codeunits", {std::move(s)},
+                                   cp::SliceOptions(0, 0));
+    if (start >= 0) {
+      stop = *len > kToEnd - start ? kToEnd : start + *len;
+    } else if (start + *len < 0) {
+      stop = start + *len;  // ends before the last character, counted from the end too
+    }
+  }
+  return cp::call("utf8_slice_codeunits", {std::move(s)}, cp::SliceOptions(start, stop));
+}
+
 arrow::Result<cp::Expression> TranslateFunction(const BoundExpr& e) {
+  if (e.function == "like") {
+    ARROW_ASSIGN_OR_RAISE(auto value, Translate(e.children[0]));
+    return cp::call("match_like", {std::move(value)},
+                    cp::MatchSubstringOptions(std::string(StringLiteral(e.children[1]))));
+  }
+  if (e.function == "substring") {
+    ARROW_ASSIGN_OR_RAISE(auto value, Translate(e.children[0]));
+    std::optional<int64_t> len;
+    if (e.children.size() > 2) len = IntLiteral(e.children[2]);
+    return Substring(std::move(value), IntLiteral(e.children[1]), len);
+  }
+  if (e.function == "replace") {
+    ARROW_ASSIGN_OR_RAISE(auto value, Translate(e.children[0]));
+    std::string search(StringLiteral(e.children[1]));
+    if (search.empty()) return value;  // Spark leaves the string unchanged
+    return cp::call("replace_substring", {std::move(value)},
+                    cp::ReplaceSubstringOptions(std::move(search),
+                                                std::string(StringLiteral(e.children[2]))));
+  }
   ARROW_ASSIGN_OR_RAISE(auto args, TranslateChildren(e));
+  // Spark's trim functions remove spaces only, not other whitespace.
+  if (e.function == "trim") return cp::call("utf8_trim", std::move(args), cp::TrimOptions(" "));
+  if (e.function == "ltrim") return cp::call("utf8_ltrim", std::move(args), cp::TrimOptions(" "));
+  if (e.function == "rtrim") return cp::call("utf8_rtrim", std::move(args), cp::TrimOptions(" "));
+  if (e.function == "concat") {
+    // NULL when any argument is NULL, as in Spark.
+    args.push_back(cp::literal(std::make_shared<arrow::StringScalar>("")));
+    return cp::call("binary_join_element_wise", std::move(args), cp::JoinOptions());
+  }
+  if (e.function == "year" || e.function == "month" || e.function == "day" ||
+      e.function == "hour") {
+    return cp::call("cast", {cp::call(e.function, std::move(args))},
+                    cp::CastOptions::Safe(arrow::int32()));
+  }
+  auto days = [](cp::Expression date) {
+    return cp::call("cast", {std::move(date)}, cp::CastOptions::Safe(arrow::int32()));
+  };
+  if (e.function == "date_add" || e.function == "date_sub") {
+    auto shifted = cp::call(e.function == "date_add" ? "add_checked" : "subtract_checked",
+                            {days(args[0]), args[1]});
+    return cp::call("cast", {std::move(shifted)}, cp::CastOptions::Safe(arrow::date32()));
+  }
+  if (e.function == "datediff") return cp::call("subtract_checked", {days(args[0]), days(args[1])});
   if (e.function == "lower") return cp::call("utf8_lower", std::move(args));
   if (e.function == "upper") return cp::call("utf8_upper", std::move(args));
   if (e.function == "abs") return cp::call("abs_checked", std::move(args));
@@ -128,6 +240,41 @@ arrow::Result<cp::Expression> TranslateFunction(const BoundExpr& e) {
                     "function '" + e.function + "' cannot be evaluated");
 }
 
+// CAST(x AS t) as Spark runs it under ANSI SQL (its default since Spark 4): text that does not
+// convert and values out of the target's range are errors; fractions are truncated toward zero
+// when converting to an integral type; surrounding spaces are ignored when reading numbers,
+// booleans and dates from text; a timestamp keeps its date part.
+cp::Expression ExplicitCast(cp::Expression x, const arrow::DataType& from,
+                            const std::shared_ptr<arrow::DataType>& to) {
+  auto options = cp::CastOptions::Safe(to);
+  if (IsStringType(from) && !IsStringType(*to) && !IsBinaryType(*to)) {
+    x = cp::call("utf8_trim_whitespace", {std::move(x)});
+  }
+  if (IsStringType(from) && to->id() == arrow::Type::BOOL) {
+    // Spark's words for TRUE and FALSE, case-insensitively; anything else still fails the cast.
+    auto word = cp::call("utf8_lower", {x});
+    auto in = [&](std::vector<std::string> words) {
+      arrow::StringBuilder b;
+      for (const auto& w : words) (void)b.Append(w);
+      std::shared_ptr<arrow::Array> set;
+      (void)b.Finish(&set);
+      return cp::call("is_in", {word}, cp::SetLookupOptions(set));
+    };
+    x = cp::call("if_else", {in({"t", "true", "y", "yes", "1"}), cp::literal("true"),
+                             cp::call("if_else", {in({"f", "false", "n", "no", "0"}),
+                                                  cp::literal("false"), x})});
+  }
+  if (arrow::is_floating(from.id()) && IsIntegralType(*to)) {
+    // Truncate first so that only an out-of-range value (or NaN) fails the checked cast.
+    x = cp::call("trunc", {std::move(x)});
+  }
+  if (IsDecimalType(from) && IsIntegralType(*to)) options.allow_decimal_truncate = true;
+  if (from.id() == arrow::Type::TIMESTAMP && to->id() == arrow::Type::DATE32) {
+    options.allow_time_truncate = true;
+  }
+  return cp::call("cast", {std::move(x)}, std::move(options));
+}
+
 arrow::Result<cp::Expression> Translate(const BoundExpr& e) {
   switch (e.kind) {
     case BoundKind::kLiteral: return cp::literal(arrow::Datum(e.literal));
@@ -138,7 +285,19 @@ arrow::Result<cp::Expression> Translate(const BoundExpr& e) {
     }
     case BoundKind::kCast: {
       ARROW_ASSIGN_OR_RAISE(auto x, Translate(e.children[0]));
+      if (e.explicit_cast) return ExplicitCast(std::move(x), *e.children[0].type, e.type);
       return cp::call("cast", {std::move(x)}, cp::CastOptions::Safe(e.type));
+    }
+    case BoundKind::kCase: {
+      // Built from the ELSE value outwards; a NULL condition does not pick its branch.
+      ARROW_ASSIGN_OR_RAISE(auto out, Translate(e.children.back()));
+      for (size_t i = e.children.size() - 1; i >= 2; i -= 2) {
+        ARROW_ASSIGN_OR_RAISE(auto condition, Translate(e.children[i - 2]));
+        ARROW_ASSIGN_OR_RAISE(auto value, Translate(e.children[i - 1]));
+        out = cp::call("if_else", {cp::call("coalesce", {std::move(condition), cp::literal(false)}),
+                                   std::move(value), std::move(out)});
+      }
+      return out;
     }
     case BoundKind::kComparison: return TranslateComparison(e);
     case BoundKind::kAnd:

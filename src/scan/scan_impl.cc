@@ -206,7 +206,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
   arrow::FieldVector stats_fields;
   if (!options_.filter.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(options_.filter));
-    ARROW_ASSIGN_OR_RAISE(bound, BindPredicate(parsed, *logical));
+    ARROW_ASSIGN_OR_RAISE(bound, BindPredicate(parsed, *logical, /*allow_current_time=*/true));
     for (const auto& col : ReferencedColumns(*bound)) {
       int i = logical->GetFieldIndex(col.logical_path.front());
       if (i < 0) continue;
@@ -217,6 +217,27 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
       if (!partition_lower.count(Lower(field->name())) &&
           std::find(stats_fields.begin(), stats_fields.end(), field) == stats_fields.end()) {
         stats_fields.push_back(field);
+      }
+    }
+  }
+
+  if (options_.row_filter) {
+    for (const arrow::FieldRef& ref : arrow::compute::FieldsInExpression(*options_.row_filter)) {
+      const std::string* name = ref.IsName() ? ref.name()
+                                : ref.IsNested() && !ref.nested_refs()->empty() &&
+                                          ref.nested_refs()->front().IsName()
+                                    ? ref.nested_refs()->front().name()
+                                    : nullptr;
+      const int i = name ? logical->GetFieldIndex(*name) : -1;
+      if (i < 0) {
+        return DeltaError(DeltaErrorCode::kInvalidExpression,
+                          fmt::format("{}: row filter {} references {}, not a column; columns "
+                                      "are {}",
+                                      where, options_.row_filter->ToString(), ref.ToString(),
+                                      logical->ToString()));
+      }
+      if (std::find(read_logical.begin(), read_logical.end(), i) == read_logical.end()) {
+        read_logical.push_back(i);
       }
     }
   }
@@ -238,10 +259,27 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
     out_fields.push_back(logical->field(output_logical[k]));
   }
   plan.output_schema = arrow::schema(out_fields);
+  std::optional<arrow::compute::Expression> row_filter;
   if (bound) {
-    ARROW_ASSIGN_OR_RAISE(auto expr, ToArrowFilter(*bound));
-    ARROW_ASSIGN_OR_RAISE(expr, expr.Bind(*plan.read_schema));
-    plan.row_filter = expr;
+    ARROW_ASSIGN_OR_RAISE(row_filter, ToArrowFilter(*bound));
+  }
+  if (options_.row_filter) {
+    auto extra = options_.row_filter->Bind(*plan.read_schema);
+    if (!extra.ok() || !extra->type() || extra->type()->id() != arrow::Type::BOOL) {
+      return DeltaError(DeltaErrorCode::kInvalidExpression,
+                        fmt::format("{}: row filter {} is not a BOOLEAN expression over the "
+                                    "table's columns{}",
+                                    where, options_.row_filter->ToString(),
+                                    extra.ok() ? "" : ": " + extra.status().message()));
+    }
+    // NULL drops the row, as in the SQL filter.
+    auto kept = arrow::compute::call("coalesce", {*extra, arrow::compute::literal(false)});
+    row_filter = row_filter ? arrow::compute::and_(*row_filter, kept) : kept;
+  }
+  if (row_filter) {
+    ARROW_ASSIGN_OR_RAISE(plan.row_filter, row_filter->Bind(*plan.read_schema));
+  }
+  if (bound) {
     auto pred = std::make_shared<BoundExpr>(*bound);
     plan.can_skip_row_group = [pred](const FileStats& stats) {
       return CanSkipFile(*pred, stats, PartitionValuesView{});

@@ -2,6 +2,7 @@
 
 #include <arrow/util/decimal.h>
 
+#include <cmath>
 #include <limits>
 
 #include "expr/coerce.h"
@@ -109,7 +110,14 @@ TEST(CompareScalars, OrdersLikeSql) {
   EXPECT_EQ(CompareScalars(arrow::Decimal128Scalar(arrow::Decimal128(-5), arrow::decimal128(3, 1)),
                            arrow::Decimal128Scalar(arrow::Decimal128(3), arrow::decimal128(3, 1))),
             -1);
-  EXPECT_EQ(CompareScalars(arrow::DoubleScalar(std::numeric_limits<double>::quiet_NaN()), arrow::DoubleScalar(1)), std::nullopt);
+  // Spark's floating-point order: NaN equals NaN and is above everything, even +Infinity.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(CompareScalars(arrow::DoubleScalar(nan), arrow::DoubleScalar(1)), 1);
+  EXPECT_EQ(CompareScalars(arrow::DoubleScalar(inf), arrow::DoubleScalar(nan)), -1);
+  EXPECT_EQ(CompareScalars(arrow::DoubleScalar(nan), arrow::DoubleScalar(-nan)), 0);
+  EXPECT_EQ(CompareScalars(arrow::FloatScalar(-0.0f), arrow::FloatScalar(0.0f)), 0);
+  EXPECT_EQ(CompareScalars(arrow::FloatScalar(std::nanf("")), arrow::FloatScalar(-1.0f)), 1);
   EXPECT_EQ(CompareScalars(arrow::Int32Scalar(1), arrow::Int64Scalar(1)), std::nullopt);
   EXPECT_EQ(CompareScalars(*arrow::MakeNullScalar(arrow::int32()), arrow::Int32Scalar(1)),
             std::nullopt);

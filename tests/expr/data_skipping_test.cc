@@ -2,6 +2,8 @@
 
 #include <arrow/util/key_value_metadata.h>
 
+#include <limits>
+
 #include "expr/binder.h"
 #include "expr/data_skipping.h"
 #include "expr/parser.h"
@@ -240,8 +242,116 @@ TEST(DataSkipping, DatesAndWidenedColumns) {
   EXPECT_FALSE(Skips("x > 19.5"));
   EXPECT_TRUE(Skips("x < 9.99D"));
   EXPECT_FALSE(Skips("x = 10.0D"));
-  EXPECT_TRUE(Skips("f > 2.5"));
-  EXPECT_FALSE(Skips("f >= 2.5"));
+  EXPECT_TRUE(Skips("f < 0.5"));
+  EXPECT_FALSE(Skips("f <= 0.5"));
+  EXPECT_TRUE(Skips("f = 2.75"));
+  // A NaN, which Spark orders above everything, may hide beyond a maximum that is not NaN.
+  EXPECT_FALSE(Skips("f > 2.5"));
+}
+
+std::shared_ptr<arrow::Scalar> F64(double v) { return std::make_shared<arrow::DoubleScalar>(v); }
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+TEST(DataSkipping, NaNIsAboveEveryNumberAndEqualToItself) {
+  // Parquet-style statistics leave NaN out: a NaN row may exist above the maximum of 2.5.
+  FileStats parquet_style = BaseStats();
+  for (const char* sql : {"f > 2.5", "f >= 3", "f = 'NaN'", "f <=> 'NaN'", "f IN (7, 'NaN')",
+                          "f BETWEEN 3 AND 'NaN'", "f != 1.0", "f > 'Infinity'",
+                          "NOT (f <= 2.5)"}) {
+    EXPECT_FALSE(Skips(sql, parquet_style)) << sql;
+  }
+  for (const char* sql : {"f < 0.5", "f = 2.75", "f IN (3, 4)", "f < 'Infinity' AND f < 0",
+                          "f IS NULL"}) {
+    EXPECT_TRUE(Skips(sql, parquet_style)) << sql;
+  }
+  // Spark's statistics: the maximum of a column holding NaN is NaN; it bounds nothing else.
+  FileStats spark_style = BaseStats();
+  spark_style.columns["f"] = Range(F64(0.5), F64(kNaN), 0);
+  for (const char* sql : {"f > 1e300", "f = 'NaN'", "f = 7", "f < 1", "f >= 'NaN'"}) {
+    EXPECT_FALSE(Skips(sql, spark_style)) << sql;
+  }
+  EXPECT_TRUE(Skips("f < 0.5", spark_style));
+  EXPECT_TRUE(Skips("f > 'NaN'", spark_style));  // nothing is above NaN
+  // All NaN: Spark writes NaN for both bounds.
+  spark_style.columns["f"] = Range(F64(kNaN), F64(kNaN), 0);
+  EXPECT_FALSE(Skips("f = 'NaN'", spark_style));
+  EXPECT_FALSE(Skips("f > 0", spark_style));
+  // Only NULLs: no NaN either.
+  FileStats all_null = BaseStats();
+  all_null.columns["f"] = Range(nullptr, nullptr, 100);
+  EXPECT_TRUE(Skips("f > 0 OR f = 'NaN'", all_null));
+}
+
+bool AllMatch(const std::string& sql, const FileStats& stats = BaseStats(),
+              const PartitionValuesView& partitions = {}) {
+  auto parsed = ParseExpression(sql);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  if (!parsed.ok()) return false;
+  auto bound = BindPredicate(*parsed, *SkipSchema());
+  EXPECT_TRUE(bound.ok()) << bound.status().ToString();
+  if (!bound.ok()) return false;
+  return AllRowsMatch(*bound, stats, partitions);
+}
+
+TEST(DataSkipping, AllRowsMatchFromBoundsNullCountsAndPartitions) {
+  // x in [10, 20] without NULLs; s has 3 NULLs; f in [0.5, 2.5], possibly NaN.
+  for (const char* sql : {"x >= 10", "x BETWEEN 10 AND 20", "x IS NOT NULL", "x != 5",
+                          "NOT (x < 10)", "x > 5 OR s LIKE 'a%'", "f > 0", "f IS NOT NULL",
+                          "x <= 20 AND m >= 100"}) {
+    EXPECT_TRUE(AllMatch(sql)) << sql;
+  }
+  for (const char* sql : {"x > 10", "x IN (10, 20)", "s IS NOT NULL", "s >= 'a'",
+                          "x > 5 AND s LIKE 'a%'", "f < 3", "f = 1", "x = 10",
+                          "y > 0"}) {
+    EXPECT_FALSE(AllMatch(sql)) << sql;
+  }
+  PartitionValuesView a{{"p", S("a")}};
+  PartitionValuesView null_p{{"p", arrow::MakeNullScalar(arrow::utf8())}};
+  EXPECT_TRUE(AllMatch("p = 'a'", BaseStats(), a));
+  EXPECT_TRUE(AllMatch("p IN ('a', 'b') AND x > 0", BaseStats(), a));
+  EXPECT_FALSE(AllMatch("p = 'a'", BaseStats(), null_p));
+  EXPECT_TRUE(AllMatch("p IS NULL", BaseStats(), null_p));
+  FileStats empty;
+  empty.num_records = 0;
+  EXPECT_TRUE(AllMatch("x = 12345", empty));
+  EXPECT_FALSE(AllMatch("x >= 10", FileStats{}));  // no statistics
+}
+
+TEST(DataSkipping, ConstructsItDoesNotFollowNeverSkip) {
+  // x is in [10, 20] and s in ["apple", "melon"]: each of these is FALSE on every row, but
+  // skipping does not look into LIKE, CASE, explicit casts or %.
+  for (const char* sql : {"CAST(x AS STRING) = '5'", "x % 7 = 100", "if(x > 100, TRUE, FALSE)",
+                          "s LIKE 'zzz%'", "NOT (s LIKE '%')", "CAST(x AS INT) > 100",
+                          "CASE WHEN x > 100 THEN TRUE END", "upper(s) = 'ZZZ'"}) {
+    EXPECT_FALSE(Skips(sql)) << sql;
+  }
+  // They still combine: one side that proves FALSE decides an AND.
+  EXPECT_TRUE(Skips("x > 100 AND s LIKE 'a%'"));
+  EXPECT_FALSE(Skips("x > 100 OR s LIKE 'a%'"));
+}
+
+TEST(DataSkipping, NaNPartitionValueIsExact) {
+  auto schema_sql = [](const std::string& sql, const PartitionValuesView& partitions) {
+    auto parsed = ParseExpression(sql);
+    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    auto schema = arrow::schema({arrow::field("pf", arrow::float32())});
+    auto bound = BindPredicate(*parsed, *schema);
+    EXPECT_TRUE(bound.ok()) << bound.status().ToString();
+    return CanSkipFile(*bound, FileStats{}, partitions);
+  };
+  PartitionValuesView nan{{"pf", std::make_shared<arrow::StringScalar>("NaN")}};
+  EXPECT_FALSE(schema_sql("pf = 'NaN'", nan));
+  EXPECT_FALSE(schema_sql("pf > 3.5", nan));
+  EXPECT_FALSE(schema_sql("pf >= 'NaN'", nan));
+  EXPECT_FALSE(schema_sql("pf != 3.5", nan));
+  EXPECT_TRUE(schema_sql("pf < 3.5", nan));
+  EXPECT_TRUE(schema_sql("pf = 3.5", nan));
+  EXPECT_TRUE(schema_sql("pf != 'NaN'", nan));
+  EXPECT_TRUE(schema_sql("pf IS NULL", nan));
+  PartitionValuesView three{{"pf", std::make_shared<arrow::StringScalar>("3.5")}};
+  EXPECT_TRUE(schema_sql("pf = 'NaN'", three));
+  EXPECT_TRUE(schema_sql("pf > 3.5", three));
+  EXPECT_FALSE(schema_sql("pf < 'NaN'", three));
 }
 
 TEST(DataSkipping, BooleanColumns) {

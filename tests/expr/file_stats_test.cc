@@ -3,6 +3,9 @@
 #include <arrow/util/decimal.h>
 #include <arrow/util/key_value_metadata.h>
 
+#include <cmath>
+#include <limits>
+
 #include "deltacpp/error.h"
 #include "expr/file_stats.h"
 
@@ -51,6 +54,22 @@ void ExpectScalar(const std::shared_ptr<arrow::Scalar>& actual, const arrow::Sca
 
 const auto kUtc = arrow::timestamp(arrow::TimeUnit::MICRO, "UTC");
 const auto kNtz = arrow::timestamp(arrow::TimeUnit::MICRO);
+
+TEST(ParseStatsJson, SparkWritesNaNAndInfinitiesAsStrings) {
+  // As delta-spark records a file holding -2.5 and NaN (Spark orders NaN above everything).
+  auto stats = MustParse(
+      R"({"numRecords":2,"minValues":{"ratio":-2.5},"maxValues":{"ratio":"NaN"},)"
+      R"("nullCount":{"ratio":0}})");
+  ExpectScalar(stats.columns["ratio"].min, arrow::DoubleScalar(-2.5));
+  ASSERT_NE(stats.columns["ratio"].max, nullptr);
+  ASSERT_EQ(stats.columns["ratio"].max->type->id(), arrow::Type::DOUBLE);
+  EXPECT_TRUE(std::isnan(static_cast<const arrow::DoubleScalar&>(*stats.columns["ratio"].max).value));
+  auto infinite = MustParse(R"({"minValues":{"ratio":"-Infinity"},"maxValues":{"ratio":"Infinity"}})");
+  ExpectScalar(infinite.columns["ratio"].min,
+               arrow::DoubleScalar(-std::numeric_limits<double>::infinity()));
+  ExpectScalar(infinite.columns["ratio"].max,
+               arrow::DoubleScalar(std::numeric_limits<double>::infinity()));
+}
 
 TEST(ParseStatsJson, TypedValuesKeyedByPhysicalPath) {
   auto stats = MustParse(R"({

@@ -246,7 +246,7 @@ TEST(Parser, ErrorsNameThePositionAndTheToken) {
   ExpectErrorMentions("TIMESTAMP_NTZ '2021-01-01 00:00:00Z'", {"time zone"});
   ExpectErrorMentions("f(a,", {"position 5", "end of input"});
   ExpectErrorMentions("a = NOT b", {"position 5", "'NOT'"});
-  ExpectErrorMentions("a LIKE 'x'", {"position 3", "'LIKE'"});
+  ExpectErrorMentions("a LIKE 'x' ESCAPE 'xy'", {"position 19", "ESCAPE"});
 }
 
 TEST(Parser, ErrorMessagesQuoteTheExpression) {

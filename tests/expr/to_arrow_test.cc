@@ -4,6 +4,9 @@
 #include <arrow/compute/initialize.h>
 #include <arrow/json/from_string.h>
 
+#include <limits>
+#include <optional>
+
 #include "expr/binder.h"
 #include "expr/parser.h"
 #include "expr/to_arrow.h"
@@ -169,7 +172,6 @@ TEST_F(ToArrowTest, NestedFields) {
 TEST_F(ToArrowTest, ArithmeticAndFunctions) {
   EXPECT_EQ(Eval("id + score > 40"), "FNFT");
   EXPECT_EQ(Eval("score / 4 = 2.5"), "TNFF");
-  EXPECT_EQ(Eval("score / 0 IS NULL"), "TTTT");
   EXPECT_EQ(Eval("-score < -20"), "FNTT");
   EXPECT_EQ(Eval("price * 2 > 6"), "FTNT");
   EXPECT_EQ(Eval("price + 1 = 2.5"), "TFNF");
@@ -184,6 +186,110 @@ TEST_F(ToArrowTest, ArithmeticAndFunctions) {
 TEST_F(ToArrowTest, IntegerOverflowIsAnErrorNotAWrongAnswer) {
   auto result = Run("id * 9223372036854775807 > 0", false);
   EXPECT_FALSE(result.ok());
+}
+
+TEST_F(ToArrowTest, DivisionByZeroIsAnErrorAsUnderAnsiSql) {
+  EXPECT_FALSE(Run("score / 0 IS NULL", false).ok());
+  EXPECT_FALSE(Run("id / (score - score) > 1", false).ok());
+  EXPECT_EQ(Eval("score / 4 = 2.5"), "TNFF");
+}
+
+// Spark's floating-point comparisons: NaN = NaN, NaN above every other value, -0.0 = 0.0.
+class NaNComparisonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    schema_ = arrow::schema({arrow::field("d", arrow::float64()),
+                             arrow::field("f", arrow::float32()),
+                             arrow::field("e", arrow::float64())});
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    // Rows: 1.0, NaN, -2.5, NULL, +Infinity, -0.0 (f holds the same values as FLOAT).
+    const std::vector<std::optional<double>> d = {1.0, nan, -2.5, std::nullopt, inf, -0.0};
+    const std::vector<std::optional<double>> e = {nan, nan, 1.0, 1.0, std::nullopt, 0.0};
+    arrow::DoubleBuilder db, eb;
+    arrow::FloatBuilder fb;
+    for (size_t i = 0; i < d.size(); ++i) {
+      ASSERT_TRUE((d[i] ? db.Append(*d[i]) : db.AppendNull()).ok());
+      ASSERT_TRUE((d[i] ? fb.Append(static_cast<float>(*d[i])) : fb.AppendNull()).ok());
+      ASSERT_TRUE((e[i] ? eb.Append(*e[i]) : eb.AppendNull()).ok());
+    }
+    std::shared_ptr<arrow::Array> da, fa, ea;
+    ASSERT_TRUE(db.Finish(&da).ok());
+    ASSERT_TRUE(fb.Finish(&fa).ok());
+    ASSERT_TRUE(eb.Finish(&ea).ok());
+    batch_ = arrow::RecordBatch::Make(schema_, static_cast<int64_t>(d.size()), {da, fa, ea});
+  }
+
+  // T, F or N per row; with `as_filter`, 1 or 0 per row.
+  std::string Eval(const std::string& sql, bool as_filter = false) {
+    auto parsed = ParseExpression(sql);
+    if (!parsed.ok()) return parsed.status().ToString();
+    auto bound = BindPredicate(*parsed, *schema_);
+    if (!bound.ok()) return bound.status().ToString();
+    auto expr = as_filter ? ToArrowFilter(*bound) : ToArrowExpression(*bound);
+    if (!expr.ok()) return expr.status().ToString();
+    auto bound_expr = expr->Bind(*schema_);
+    if (!bound_expr.ok()) return bound_expr.status().ToString();
+    auto datum = cp::ExecuteScalarExpression(*bound_expr, *schema_, arrow::Datum(batch_));
+    if (!datum.ok()) return datum.status().ToString();
+    auto array = datum->is_scalar() ? *arrow::MakeArrayFromScalar(*datum->scalar(), 6)
+                                    : datum->make_array();
+    const auto& values = static_cast<const arrow::BooleanArray&>(*array);
+    std::string out;
+    for (int64_t i = 0; i < values.length(); ++i) {
+      if (as_filter) {
+        out += values.IsNull(i) ? '?' : (values.Value(i) ? '1' : '0');
+      } else {
+        out += values.IsNull(i) ? 'N' : (values.Value(i) ? 'T' : 'F');
+      }
+    }
+    return out;
+  }
+
+  std::shared_ptr<arrow::Schema> schema_;
+  std::shared_ptr<arrow::RecordBatch> batch_;
+};
+
+TEST_F(NaNComparisonTest, ComparisonsWithLiterals) {
+  for (const char* column : {"d", "f"}) {
+    SCOPED_TRACE(column);
+    auto c = [&](const std::string& rest) { return std::string(column) + rest; };
+    EXPECT_EQ(Eval(c(" > 1.0")), "FTFNTF");
+    EXPECT_EQ(Eval(c(" > 1.0"), true), "010010");
+    EXPECT_EQ(Eval(c(" >= 1.0")), "TTFNTF");
+    EXPECT_EQ(Eval(c(" < 1.0")), "FFTNFT");
+    EXPECT_EQ(Eval(c(" <= 1.0")), "TFTNFT");
+    EXPECT_EQ(Eval(c(" = 1.0")), "TFFNFF");
+    EXPECT_EQ(Eval(c(" <> 1.0")), "FTTNTT");
+    EXPECT_EQ(Eval(c(" = 'NaN'")), "FTFNFF");
+    EXPECT_EQ(Eval(c(" != 'NaN'")), "TFTNTT");
+    EXPECT_EQ(Eval(c(" >= 'NaN'")), "FTFNFF");
+    EXPECT_EQ(Eval(c(" > 'NaN'")), "FFFNFF");
+    EXPECT_EQ(Eval(c(" < 'NaN'")), "TFTNTT");
+    EXPECT_EQ(Eval(c(" <= 'NaN'")), "TTTNTT");
+    EXPECT_EQ(Eval(c(" > 'Infinity'")), "FTFNFF");
+    EXPECT_EQ(Eval(c(" = 0.0D")), "FFFNFT");
+    EXPECT_EQ(Eval(c(" <=> 'NaN'")), "FTFFFF");
+    EXPECT_EQ(Eval(c(" IN ('NaN', '1.0')")), "TTFNFF");
+    EXPECT_EQ(Eval(c(" IN (0.0D)")), "FFFNFT");
+    EXPECT_EQ(Eval(c(" NOT IN ('NaN')")), "TFTNTT");
+    EXPECT_EQ(Eval(c(" BETWEEN -3 AND 2")), "TFTNFT");
+    EXPECT_EQ(Eval(c(" BETWEEN 0 AND 'NaN'")), "TTFNTT");
+    EXPECT_EQ(Eval(c(" NOT BETWEEN -3 AND 2")), "FTFNTF");
+    EXPECT_EQ(Eval("NOT (" + c(" > 1.0") + ")"), "TFTNFT");
+  }
+}
+
+TEST_F(NaNComparisonTest, ComparisonsOfTwoColumns) {
+  EXPECT_EQ(Eval("d = e"), "FTFNNT");
+  EXPECT_EQ(Eval("d != e"), "TFTNNF");
+  EXPECT_EQ(Eval("d < e"), "TFTNNF");
+  EXPECT_EQ(Eval("d <= e"), "TTTNNT");
+  EXPECT_EQ(Eval("d > e"), "FFFNNF");
+  EXPECT_EQ(Eval("d >= e"), "FTFNNT");
+  EXPECT_EQ(Eval("d <=> e"), "FTFFFT");
+  EXPECT_EQ(Eval("e IN (d, 7)"), "FTFNNT");
+  EXPECT_EQ(Eval("f = e"), "FTFNNT");
 }
 
 TEST_F(ToArrowTest, FilterRejectsNonBoolean) {

@@ -212,12 +212,12 @@ TEST(GeneratedColumns, ReplaceWhereSeesTheGeneratedPartition) {
 
 TEST(GeneratedColumns, UnsupportedExpressionsRefuseTheWrite) {
   TempDir dir;
-  ASSERT_TRUE(Create(dir.str(), "s STRING, p STRING GENERATED ALWAYS AS (substring(s, 1, 2))").ok());
+  ASSERT_TRUE(Create(dir.str(), "s STRING, p STRING GENERATED ALWAYS AS (md5(s))").ok());
   const auto before = LogListing(dir.str());
   auto input = arrow::schema({arrow::field("s", arrow::utf8())});
   auto r = WriteTable(dir.str(), Rows(input, {Strings({"abc"})}), {});
   ASSERT_TRUE(IsDeltaError(r.status(), DeltaErrorCode::kUnsupportedFeature)) << r.status().ToString();
-  EXPECT_NE(r.status().message().find("substring(s, 1, 2)"), std::string::npos);
+  EXPECT_NE(r.status().message().find("md5(s)"), std::string::npos);
   EXPECT_EQ(LogListing(dir.str()), before);
 
   TempDir dir2;

@@ -19,12 +19,6 @@ namespace {
 
 constexpr int32_t kMaxDecimalPrecision = 38;
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 std::string JoinNames(const arrow::FieldVector& fields) {
   constexpr size_t kMaxListed = 50;
   std::string out;
@@ -550,7 +544,7 @@ class Binder {
   }
 
   arrow::Result<BoundExpr> BindFunction(const Expr& e) {
-    const std::string name = Lower(e.function_name());
+    const std::string name = AsciiLower(e.function_name());
     std::vector<BoundExpr> args;
     for (const auto& child : e.children()) {
       ARROW_ASSIGN_OR_RAISE(auto bound, Visit(*child));

@@ -28,18 +28,13 @@
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
 #include "protocol/table_properties.h"
+#include "util/uri.h"
 
 namespace deltacpp::internal {
 
 namespace {
 
 constexpr int64_t kMsPerDay = 86'400'000;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool IsCheckpoint(LogFileKind kind) {
   return kind == LogFileKind::kClassicCheckpoint || kind == LogFileKind::kMultiPartCheckpoint ||
@@ -191,7 +186,7 @@ class AddColumn {
       if (!field) {
         // Partition columns are matched case-insensitively when no exact match exists.
         for (const auto& f : schema->fields()) {
-          if (Lower(f->name()) == Lower(name)) field = f;
+          if (AsciiLower(f->name()) == AsciiLower(name)) field = f;
         }
       }
       if (!field) {

@@ -40,12 +40,6 @@ constexpr std::string_view kFeaturePrefix = "delta.feature.";
 constexpr std::string_view kMaxColumnIdKey = "delta.columnMapping.maxColumnId";
 constexpr std::string_view kColumnMappingModeKey = "delta.columnMapping.mode";
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 arrow::Status Invalid(const std::string& message) {
   return DeltaError(DeltaErrorCode::kInvalidArgument, message);
 }
@@ -378,9 +372,9 @@ arrow::Result<int> VersionProperty(const std::string& key, const std::string& va
 // The configuration key of constraint `name` in `configuration` (case-insensitive).
 std::optional<std::string> FindConstraintKey(
     const std::map<std::string, std::string>& configuration, const std::string& name) {
-  const std::string wanted = std::string(kConstraintPrefix) + Lower(name);
+  const std::string wanted = std::string(kConstraintPrefix) + AsciiLower(name);
   for (const auto& [key, value] : configuration) {
-    if (Lower(key) == wanted) return key;
+    if (AsciiLower(key) == wanted) return key;
   }
   return std::nullopt;
 }
@@ -524,7 +518,7 @@ arrow::Result<CommitResult> SetTableProperties(std::string_view location,
   std::set<std::string> features;
   std::optional<int> min_reader, min_writer;
   for (const auto& [key, value] : properties) {
-    const std::string lower = Lower(key);
+    const std::string lower = AsciiLower(key);
     if (lower.starts_with(kConstraintPrefix)) {
       return Invalid(fmt::format("{}: CHECK constraints are added with ADD CONSTRAINT", key));
     }
@@ -612,7 +606,7 @@ arrow::Result<CommitResult> UnsetTableProperties(std::string_view location,
   const bool mapped = snapshot.column_mapping_mode() != ColumnMappingMode::kNone;
   std::vector<std::string> normalized;
   for (const auto& key : keys) {
-    if (Lower(key) == "comment") {
+    if (AsciiLower(key) == "comment") {
       if (!metadata.description && !if_exists) {
         return Invalid(fmt::format("cannot unset 'comment': table {} has no description",
                                    snapshot.table_root()));
@@ -623,7 +617,7 @@ arrow::Result<CommitResult> UnsetTableProperties(std::string_view location,
     }
     // delta.* keys match case-insensitively, others exactly.
     std::optional<std::string> present;
-    const bool delta_key = Lower(key).starts_with("delta.");
+    const bool delta_key = AsciiLower(key).starts_with("delta.");
     for (const auto& [k, v] : configuration) {
       if (k == key || (delta_key && EqualsIgnoreCase(k, key))) present = k;
     }
@@ -673,8 +667,8 @@ arrow::Result<CommitResult> AddConstraint(std::string_view location, const std::
                          fmt::format("CHECK constraint {}: {}", name, bound.status().message()),
                          bound.status().detail());
   }
-  const std::string key = std::string(kConstraintPrefix) + Lower(name);
-  ARROW_RETURN_NOT_OK(CheckExistingRows(snapshot, Lower(name), expression, *bound));
+  const std::string key = std::string(kConstraintPrefix) + AsciiLower(name);
+  ARROW_RETURN_NOT_OK(CheckExistingRows(snapshot, AsciiLower(name), expression, *bound));
   metadata.configuration[key] = expression;
   ARROW_ASSIGN_OR_RAISE(auto protocol, ProtocolAfter(snapshot.protocol(), *target.schema,
                                                      metadata.configuration, {}));

@@ -17,12 +17,6 @@ namespace {
 
 constexpr int64_t kMsPerDay = 86'400'000;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 arrow::Result<int64_t> ParseIntervalMs(std::string_view text, std::string_view property) {
@@ -33,7 +27,7 @@ arrow::Result<int64_t> ParseIntervalMs(std::string_view text, std::string_view p
   };
   std::vector<std::string> tokens;
   {
-    const std::string lower = Lower(text);
+    const std::string lower = AsciiLower(text);
     size_t i = 0;
     while (i < lower.size()) {
       while (i < lower.size() && std::isspace(static_cast<unsigned char>(lower[i]))) ++i;

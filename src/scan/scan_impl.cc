@@ -18,17 +18,13 @@
 #include "protocol/path_encoding.h"
 #include "scan/data_file_reader.h"
 #include "util/thread_pools.h"
+#include "util/uri.h"
 
 namespace deltacpp {
 
 using namespace internal;  // NOLINT: the scan is glue over the internal layers
 
 namespace {
-
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 
 struct PlannedFile {
@@ -172,7 +168,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
 
   // Partition columns in the data schema, by lower-cased name.
   std::set<std::string> partition_lower;
-  for (const auto& p : snap.partition_columns()) partition_lower.insert(Lower(p));
+  for (const auto& p : snap.partition_columns()) partition_lower.insert(AsciiLower(p));
 
   // Output columns.
   std::vector<int> output_logical;
@@ -182,7 +178,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
     for (const auto& name : options_.columns) {
       int found = -1;
       for (int i = 0; i < logical->num_fields(); ++i) {
-        if (Lower(logical->field(i)->name()) == Lower(name)) {
+        if (AsciiLower(logical->field(i)->name()) == AsciiLower(name)) {
           if (found >= 0) {
             return DeltaError(DeltaErrorCode::kInvalidArgument,
                               fmt::format("{}: column name '{}' is ambiguous", where, name));
@@ -214,7 +210,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
       if (std::find(read_logical.begin(), read_logical.end(), i) == read_logical.end()) {
         read_logical.push_back(i);
       }
-      if (!partition_lower.count(Lower(field->name())) &&
+      if (!partition_lower.count(AsciiLower(field->name())) &&
           std::find(stats_fields.begin(), stats_fields.end(), field) == stats_fields.end()) {
         stats_fields.push_back(field);
       }
@@ -250,7 +246,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
   arrow::FieldVector read_fields;
   for (int i : read_logical) {
     read_fields.push_back(logical->field(i));
-    plan.is_partition.push_back(partition_lower.count(Lower(logical->field(i)->name())) > 0);
+    plan.is_partition.push_back(partition_lower.count(AsciiLower(logical->field(i)->name())) > 0);
   }
   plan.read_schema = arrow::schema(read_fields);
   arrow::FieldVector out_fields;

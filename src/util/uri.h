@@ -12,6 +12,9 @@ namespace deltacpp::internal {
 /// ASCII case-insensitive equality.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
+/// `s` with ASCII letters in lower case (other bytes unchanged).
+std::string AsciiLower(std::string_view s);
+
 /// Value of a hex digit, or -1.
 int HexDigitValue(char c);
 

@@ -22,19 +22,6 @@ using testing::Latest;
 using testing::RunCli;
 using testing::TempDir;
 
-// Every file under `root` with its size: equal listings mean nothing was added or changed in
-// length (no data file, no commit).
-std::map<std::string, uintmax_t> Tree(const std::string& root) {
-  std::map<std::string, uintmax_t> out;
-  std::error_code ec;
-  if (!std::filesystem::exists(root, ec)) return out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root, ec)) {
-    const auto rel = std::filesystem::relative(e.path(), root).string();
-    out[rel] = e.is_regular_file() ? e.file_size() : 0;
-  }
-  return out;
-}
-
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -59,10 +46,10 @@ class CliInputTest : public ::testing::Test {
 
   // Runs a write that must be refused, checks the table is unchanged and returns stderr.
   std::string Refused(const std::string& args) {
-    const auto before = Tree(table_);
+    const auto before = testing::DirectoryTree(table_);
     auto r = RunCli("write " + table_ + " " + args, dir_);
     EXPECT_NE(r.exit_code, 0) << r.out;
-    EXPECT_EQ(Tree(table_), before) << r.err;
+    EXPECT_EQ(testing::DirectoryTree(table_), before) << r.err;
     return r.err;
   }
 
@@ -498,7 +485,7 @@ TEST_F(CliOutputTest, OutputInAMissingDirectory) {
               std::string::npos)
         << command << ": " << r.err;
   }
-  EXPECT_TRUE(Tree(out_dir_).empty());
+  EXPECT_TRUE(testing::DirectoryTree(out_dir_).empty());
 }
 
 TEST_F(CliOutputTest, OutputToAFullDevice) {
@@ -517,7 +504,7 @@ TEST_F(CliOutputTest, OutputThatIsADirectory) {
                        "directory"),
             std::string::npos)
       << r.err;
-  EXPECT_TRUE(Tree(out_dir_).empty());
+  EXPECT_TRUE(testing::DirectoryTree(out_dir_).empty());
 }
 
 TEST_F(CliOutputTest, FailedReadLeavesNoOutputFile) {
@@ -527,7 +514,7 @@ TEST_F(CliOutputTest, FailedReadLeavesNoOutputFile) {
     auto r = RunCli("read " + table_ + " --format " + format + " --output " + target, dir_);
     EXPECT_NE(r.exit_code, 0) << format;
     EXPECT_NE(r.err.find("deltacpp: error: "), std::string::npos) << r.err;
-    EXPECT_TRUE(Tree(out_dir_).empty()) << format;
+    EXPECT_TRUE(testing::DirectoryTree(out_dir_).empty()) << format;
   }
 }
 
@@ -537,7 +524,7 @@ TEST_F(CliOutputTest, FailedReadLeavesAnExistingOutputFileUntouched) {
   auto r = RunCli("read " + table_ + " --format csv --output " + target, dir_);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(ReadText(target), "previous contents\n");
-  EXPECT_EQ(Tree(out_dir_).size(), 1u);
+  EXPECT_EQ(testing::DirectoryTree(out_dir_).size(), 1u);
 }
 
 TEST_F(CliOutputTest, SuccessfulReadReplacesTheOutputFile) {
@@ -545,7 +532,7 @@ TEST_F(CliOutputTest, SuccessfulReadReplacesTheOutputFile) {
   auto r = RunCli("read " + table_ + " --format csv --output " + target, dir_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ReadText(target), "id,name\n1,ann\n2,bob\n");
-  EXPECT_EQ(Tree(out_dir_).size(), 1u);
+  EXPECT_EQ(testing::DirectoryTree(out_dir_).size(), 1u);
   // A device is written as it is, not replaced.
   auto null = RunCli("read " + table_ + " --format csv --output /dev/null", dir_);
   EXPECT_EQ(null.exit_code, 0) << null.err;

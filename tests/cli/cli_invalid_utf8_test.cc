@@ -24,17 +24,6 @@ using testing::TempDir;
 
 const std::string kBad = "caf\xE9";  // Latin-1 é: not UTF-8
 
-std::map<std::string, int64_t> Tree(const std::string& root) {
-  std::map<std::string, int64_t> out;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    const auto rel = std::filesystem::relative(it->path(), root).string();
-    out[rel] = it->is_regular_file() ? static_cast<int64_t>(it->file_size()) : -1;
-  }
-  return out;
-}
-
 class CliInvalidUtf8 : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -44,7 +33,7 @@ class CliInvalidUtf8 : public ::testing::Test {
     std::ofstream(dir_.str() + "/good.jsonl") << "{\"id\":1,\"name\":\"a\"}\n";
     r = RunCli("write " + table_ + " " + dir_.str() + "/good.jsonl", dir_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    before_ = Tree(table_);
+    before_ = testing::DirectoryTree(table_);
   }
 
   std::string File(const std::string& name, const std::string& content) {
@@ -61,7 +50,7 @@ class CliInvalidUtf8 : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     for (const auto& p : parts) EXPECT_NE(r.err.find(p), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find(kBad), std::string::npos) << "raw bytes on stderr: " << r.err;
-    EXPECT_EQ(Tree(table_), before_) << args;
+    EXPECT_EQ(testing::DirectoryTree(table_), before_) << args;
   }
 
   TempDir dir_;

@@ -32,21 +32,9 @@ const std::string kTwo = "caf\xC3\xA9";
 const std::string kThree = "\xE6\x9D\xB1\xE4\xBA\xAC";
 const std::string kFour = "\xF0\x9F\x98\x80";
 
-// Every entry under `root` (files with their sizes, directories as -1), relative to it.
-std::map<std::string, int64_t> Tree(const std::string& root) {
-  std::map<std::string, int64_t> out;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    const auto rel = std::filesystem::relative(it->path(), root).string();
-    out[rel] = it->is_regular_file() ? static_cast<int64_t>(it->file_size()) : -1;
-  }
-  return out;
-}
-
 // Regular files only (a refusal after some files were written leaves their directories).
 std::map<std::string, int64_t> Files(const std::string& root) {
-  auto tree = Tree(root);
+  auto tree = testing::DirectoryTree(root);
   std::erase_if(tree, [](const auto& entry) { return entry.second < 0; });
   return tree;
 }
@@ -100,10 +88,10 @@ arrow::Status Write(const std::string& root, std::vector<std::shared_ptr<arrow::
 TEST(InvalidUtf8Write, DataStringRefusedNamingColumnAndRowBeforeAnyFile) {
   TempDir dir;
   const auto root = MakePeopleTable(dir);
-  const auto before = Tree(root);
+  const auto before = testing::DirectoryTree(root);
   ExpectRefused(Write(root, {People({"ok", kTwo, kBad}, {"x", "x", "x"})}),
                 DeltaErrorCode::kSchemaMismatch, {"column 'name'", "row 3 of the write", root});
-  EXPECT_EQ(Tree(root), before);
+  EXPECT_EQ(testing::DirectoryTree(root), before);
   EXPECT_EQ(LatestVersion(root), 0);
   EXPECT_EQ(ReadRows(root).size(), 2u);
 }
@@ -111,10 +99,10 @@ TEST(InvalidUtf8Write, DataStringRefusedNamingColumnAndRowBeforeAnyFile) {
 TEST(InvalidUtf8Write, PartitionValueRefused) {
   TempDir dir;
   const auto root = MakePeopleTable(dir);
-  const auto before = Tree(root);
+  const auto before = testing::DirectoryTree(root);
   ExpectRefused(Write(root, {People({"a", "b"}, {kFour, kBad})}), DeltaErrorCode::kSchemaMismatch,
                 {"column 'city'", "row 2 of the write"});
-  EXPECT_EQ(Tree(root), before);
+  EXPECT_EQ(testing::DirectoryTree(root), before);
 }
 
 TEST(InvalidUtf8Write, BinaryPartitionValueRefused) {
@@ -155,13 +143,13 @@ TEST(InvalidUtf8Write, NewTableIsNotCreated) {
 TEST(InvalidUtf8Write, ReplaceWhereRewritesNothingWhenTheFirstBatchIsRefused) {
   TempDir dir;
   const auto root = MakePeopleTable(dir);
-  const auto before = Tree(root);
+  const auto before = testing::DirectoryTree(root);
   WriteOptions opts;
   opts.mode = WriteMode::kOverwrite;
   opts.replace_where = "id = 0";
   ExpectRefused(Write(root, {People({kBad}, {"x"})}, opts), DeltaErrorCode::kSchemaMismatch,
                 {"column 'name'", "row 1 of the write"});
-  EXPECT_EQ(Tree(root), before);
+  EXPECT_EQ(testing::DirectoryTree(root), before);
 }
 
 TEST(InvalidUtf8Write, NestedStringsAreNamedByPath) {
@@ -182,7 +170,7 @@ TEST(InvalidUtf8Write, NestedStringsAreNamedByPath) {
     return testing::Batch(schema, {Longs({1, 2}), s, tags, attrs});
   };
   ASSERT_TRUE(Write(root, {make(kFour, kThree, kTwo, kFour)}).ok());
-  const auto before = Tree(root);
+  const auto before = testing::DirectoryTree(root);
   ExpectRefused(Write(root, {make(kBad, "e", "k", "v")}), DeltaErrorCode::kSchemaMismatch,
                 {"column 's.tag'", "row 2 "});
   ExpectRefused(Write(root, {make("t", kBad, "k", "v")}), DeltaErrorCode::kSchemaMismatch,
@@ -191,7 +179,7 @@ TEST(InvalidUtf8Write, NestedStringsAreNamedByPath) {
                 {"column 'attrs.key'", "row 2 "});
   ExpectRefused(Write(root, {make("t", "e", "k", kBad)}), DeltaErrorCode::kSchemaMismatch,
                 {"column 'attrs.value'", "row 2 "});
-  EXPECT_EQ(Tree(root), before);
+  EXPECT_EQ(testing::DirectoryTree(root), before);
   EXPECT_EQ(ReadRows(root).size(), 2u);
 }
 
@@ -201,7 +189,7 @@ TEST(InvalidUtf8Write, NestedStringsAreNamedByPath) {
 TEST(InvalidUtf8Write, OptionsAreRefusedBeforeAnyFile) {
   TempDir dir;
   const auto root = MakePeopleTable(dir);
-  const auto before = Tree(root);
+  const auto before = testing::DirectoryTree(root);
   auto good = [] { return std::vector{People({"a"}, {"x"})}; };
 
   WriteOptions app;
@@ -223,7 +211,7 @@ TEST(InvalidUtf8Write, OptionsAreRefusedBeforeAnyFile) {
   partition.partition_by = {kBad};
   ExpectRefused(Write(root, good(), partition), DeltaErrorCode::kInvalidArgument,
                 {"partition column name"});
-  EXPECT_EQ(Tree(root), before);
+  EXPECT_EQ(testing::DirectoryTree(root), before);
 
   // Properties of a table the write creates: key and value.
   const std::string fresh = (dir.path() / "fresh").string();
@@ -311,7 +299,7 @@ TEST(InvalidUtf8Create, EveryTextOptionIsRefused) {
 TEST(InvalidUtf8Alter, EveryTextOptionIsRefusedAndTheTableIsUnchanged) {
   TempDir dir;
   const auto root = MakePeopleTable(dir);
-  const auto before = Tree(root);
+  const auto before = testing::DirectoryTree(root);
   ExpectRefused(SetTableProperties(root, {{"comment", kBad}}).status(),
                 DeltaErrorCode::kInvalidArgument, {"value of table property 'comment'"});
   ExpectRefused(SetTableProperties(root, {{"owner", kBad}}).status(),
@@ -337,7 +325,7 @@ TEST(InvalidUtf8Alter, EveryTextOptionIsRefusedAndTheTableIsUnchanged) {
   user.user_metadata = kBad;
   ExpectRefused(SetTableProperties(root, {{"owner", "me"}}, user).status(),
                 DeltaErrorCode::kInvalidArgument, {"user metadata"});
-  EXPECT_EQ(Tree(root), before);
+  EXPECT_EQ(testing::DirectoryTree(root), before);
 }
 
 // ---------------------------------------------------------------------------------------------

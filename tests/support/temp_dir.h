@@ -1,6 +1,8 @@
 // Temporary directories for tests, removed when the object goes away.
 #pragma once
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 
 namespace deltacpp::testing {
@@ -18,6 +20,11 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+/// Every entry under `root` (files with their sizes, directories as -1), relative to it; empty
+/// when `root` does not exist. Equal listings before and after an operation mean it added,
+/// removed or resized nothing.
+std::map<std::string, int64_t> DirectoryTree(const std::string& root);
 
 /// Root of the shared conformance corpus (`<repo>/../shared/conformance`).
 std::string ConformanceDir();

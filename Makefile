@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 DEMO_TABLE ?= $(BUILD)/demo-table
 
-.PHONY: all setup configure build run test bench clean format
+.PHONY: all setup configure build run test test-asan test-ubsan bench clean format
 
 all: build
 
@@ -23,6 +23,13 @@ run: build
 
 test: build
 	@scripts/test.sh $(BUILD)
+
+# The C++ suites under AddressSanitizer / UndefinedBehaviorSanitizer, each in its own build dir.
+test-asan: setup
+	@JOBS=$(JOBS) scripts/test-sanitizer.sh address build-asan
+
+test-ubsan: setup
+	@JOBS=$(JOBS) scripts/test-sanitizer.sh undefined build-ubsan
 
 bench: build
 	@scripts/bench.sh $(BUILD)

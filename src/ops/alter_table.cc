@@ -417,7 +417,8 @@ arrow::Status CheckExistingRows(const Snapshot& snapshot, const std::string& nam
       const auto& s = static_cast<const arrow::BooleanScalar&>(*value.scalar());
       if (!s.is_valid || !s.value) offending = 0;
     } else {
-      const auto& mask = static_cast<const arrow::BooleanArray&>(*value.make_array());
+      auto mask_array = value.make_array();  // the reference below must not outlive it
+      const auto& mask = static_cast<const arrow::BooleanArray&>(*mask_array);
       for (int64_t i = 0; i < mask.length() && !offending; ++i) {
         if (mask.IsNull(i) || !mask.Value(i)) offending = i;
       }

@@ -386,7 +386,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> GeneratedColumns::Apply(
     ARROW_ASSIGN_OR_RAISE(auto b_null, cp::CallFunction("is_null", {*computed}));
     ARROW_ASSIGN_OR_RAISE(auto both_null, cp::CallFunction("and", {a_null, b_null}));
     ARROW_ASSIGN_OR_RAISE(auto same, cp::CallFunction("coalesce", {equal, both_null}));
-    const auto& mask = static_cast<const arrow::BooleanArray&>(*same.make_array());
+    auto mask_array = same.make_array();  // the reference below must not outlive it
+    const auto& mask = static_cast<const arrow::BooleanArray&>(*mask_array);
     for (int64_t r = 0; r < mask.length(); ++r) {
       if (mask.IsValid(r) && mask.Value(r)) continue;
       auto want = (*computed)->GetScalar(r);

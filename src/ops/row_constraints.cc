@@ -161,7 +161,8 @@ arrow::Status RowConstraints::Check(const arrow::RecordBatch& batch) const {
       return DeltaError(DeltaErrorCode::kConstraintViolation,
                         fmt::format("{} violated by row {{{}}}", rule.description, RowText(batch, 0)));
     }
-    const auto& mask = static_cast<const arrow::BooleanArray&>(*value.make_array());
+    auto mask_array = value.make_array();  // the reference below must not outlive it
+    const auto& mask = static_cast<const arrow::BooleanArray&>(*mask_array);
     for (int64_t i = 0; i < mask.length(); ++i) {
       if (mask.IsNull(i) || !mask.Value(i)) {
         return DeltaError(DeltaErrorCode::kConstraintViolation,

@@ -1,0 +1,348 @@
+#include "expr/assignment.h"
+
+#include <arrow/array/builder_decimal.h>
+#include <arrow/compute/api.h>
+#include <arrow/util/decimal.h>
+
+#include <charconv>
+#include <cmath>
+#include <functional>
+
+#include "deltacpp/error.h"
+#include "expr/binder.h"
+#include "expr/coerce.h"
+#include "expr/to_arrow.h"
+#include "util/uri.h"
+
+namespace deltacpp::internal {
+
+namespace {
+
+namespace cp = arrow::compute;
+
+constexpr int32_t kMaxDecimalDigits = 38;
+
+enum class Assignable { kYes, kRefused, kUnsupported };
+
+bool IsDatetime(const arrow::DataType& t) {
+  return t.id() == arrow::Type::DATE32 || t.id() == arrow::Type::TIMESTAMP;
+}
+
+bool IsNested(const arrow::DataType& t) { return t.num_fields() > 0 || arrow::is_nested(t.id()); }
+
+bool IsDecimal256(const arrow::DataType& t) { return t.id() == arrow::Type::DECIMAL256; }
+
+// Spark's canANSIStoreAssign, narrowed to what the conversions below store exactly as Spark does.
+Assignable StoreAssignable(const arrow::DataType& from, const arrow::DataType& to) {
+  if (from.Equals(to) || from.id() == arrow::Type::NA) return Assignable::kYes;
+  if (IsNested(from) || IsNested(to)) {
+    // Spark converts nested values field by field; only equal types are stored here.
+    return IsNested(from) && IsNested(to) && from.id() == to.id() ? Assignable::kUnsupported
+                                                                 : Assignable::kRefused;
+  }
+  if (IsNumericType(from) && IsNumericType(to)) {
+    return IsDecimal256(from) || IsDecimal256(to) ? Assignable::kUnsupported : Assignable::kYes;
+  }
+  if (IsStringType(to)) {
+    // Spark prints doubles and timestamps its own way (1.0E20, '2024-01-31 10:30:00.5').
+    if (IsFloatingType(from) || from.id() == arrow::Type::TIMESTAMP) {
+      return Assignable::kUnsupported;
+    }
+    const bool atomic = IsNumericType(from) || IsStringType(from) || IsBinaryType(from) ||
+                        from.id() == arrow::Type::BOOL || IsDatetime(from);
+    return atomic ? Assignable::kYes : Assignable::kRefused;
+  }
+  if (IsDatetime(from) && IsDatetime(to)) return Assignable::kYes;
+  if (IsBinaryType(from) && IsBinaryType(to)) return Assignable::kYes;
+  return Assignable::kRefused;
+}
+
+// The value of row `i` of a numeric array as an unscaled decimal and its scale, exactly as Spark
+// takes it before changing the precision: integers and decimals as they are, floating-point
+// values through their shortest decimal text (Spark goes through the double's text too).
+arrow::Status DecimalOf(const arrow::Array& array, int64_t i, arrow::Decimal128* value,
+                        int32_t* scale) {
+  *scale = 0;
+  switch (array.type_id()) {
+    case arrow::Type::INT8:
+      *value = arrow::Decimal128(static_cast<const arrow::Int8Array&>(array).Value(i));
+      return arrow::Status::OK();
+    case arrow::Type::INT16:
+      *value = arrow::Decimal128(static_cast<const arrow::Int16Array&>(array).Value(i));
+      return arrow::Status::OK();
+    case arrow::Type::INT32:
+      *value = arrow::Decimal128(static_cast<const arrow::Int32Array&>(array).Value(i));
+      return arrow::Status::OK();
+    case arrow::Type::INT64:
+      *value = arrow::Decimal128(static_cast<const arrow::Int64Array&>(array).Value(i));
+      return arrow::Status::OK();
+    case arrow::Type::UINT8:
+      *value = arrow::Decimal128(static_cast<const arrow::UInt8Array&>(array).Value(i));
+      return arrow::Status::OK();
+    case arrow::Type::UINT16:
+      *value = arrow::Decimal128(static_cast<const arrow::UInt16Array&>(array).Value(i));
+      return arrow::Status::OK();
+    case arrow::Type::UINT32:
+      *value = arrow::Decimal128(static_cast<const arrow::UInt32Array&>(array).Value(i));
+      return arrow::Status::OK();
+    case arrow::Type::UINT64:
+      *value = arrow::Decimal128(0, static_cast<const arrow::UInt64Array&>(array).Value(i));
+      return arrow::Status::OK();
+    case arrow::Type::DECIMAL128:
+      *value = arrow::Decimal128(static_cast<const arrow::Decimal128Array&>(array).GetValue(i));
+      *scale = static_cast<const arrow::Decimal128Type&>(*array.type()).scale();
+      return arrow::Status::OK();
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE: {
+      const double d = array.type_id() == arrow::Type::FLOAT
+                           ? static_cast<const arrow::FloatArray&>(array).Value(i)
+                           : static_cast<const arrow::DoubleArray&>(array).Value(i);
+      if (!std::isfinite(d)) return arrow::Status::Invalid("not a finite number");
+      char text[64];
+      auto [end, ec] = std::to_chars(text, text + sizeof(text), d);
+      if (ec != std::errc()) return arrow::Status::Invalid("cannot print the number");
+      int32_t precision = 0;
+      auto st = arrow::Decimal128::FromString(std::string_view(text, end - text), value,
+                                              &precision, scale);
+      if (!st.ok()) return arrow::Status::Invalid("out of the range of DECIMAL");
+      return arrow::Status::OK();
+    }
+    default:
+      return arrow::Status::NotImplemented("no DECIMAL conversion from ",
+                                           SqlTypeName(*array.type()));
+  }
+}
+
+// Spark's Decimal.changePrecision with ROUND_HALF_UP: round to the target scale, then fail when
+// the digits exceed the target precision.
+arrow::Result<arrow::Decimal128> ChangePrecision(arrow::Decimal128 value, int32_t scale,
+                                                 const arrow::Decimal128Type& to) {
+  auto overflow = [&]() {
+    return arrow::Status::Invalid("out of the range of ", SqlTypeName(to));
+  };
+  const int32_t delta = to.scale() - scale;
+  if (delta >= 0) {
+    if (value == 0) return value;
+    const int32_t room = to.precision() - delta;
+    if (delta > kMaxDecimalDigits || room <= 0 || !value.FitsInPrecision(room)) return overflow();
+    return arrow::Decimal128(value.IncreaseScaleBy(delta));
+  }
+  // Dropping more digits than a DECIMAL(38) holds leaves less than half a unit: zero.
+  arrow::Decimal128 rounded = -delta > kMaxDecimalDigits
+                                  ? arrow::Decimal128(0)
+                                  : arrow::Decimal128(value.ReduceScaleBy(-delta, true));
+  if (!rounded.FitsInPrecision(to.precision())) return overflow();
+  return rounded;
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> ToDecimal(const std::shared_ptr<arrow::Array>& from,
+                                                       const std::shared_ptr<arrow::DataType>& to) {
+  const auto& type = static_cast<const arrow::Decimal128Type&>(*to);
+  arrow::Decimal128Builder builder(to);
+  ARROW_RETURN_NOT_OK(builder.Reserve(from->length()));
+  for (int64_t i = 0; i < from->length(); ++i) {
+    if (from->IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    arrow::Decimal128 value;
+    int32_t scale = 0;
+    ARROW_RETURN_NOT_OK(DecimalOf(*from, i, &value, &scale));
+    ARROW_ASSIGN_OR_RAISE(value, ChangePrecision(value, scale, type));
+    builder.UnsafeAppend(value);
+  }
+  return builder.Finish();
+}
+
+// Converts values of an assignable type to the target type as Spark's ANSI cast stores them.
+arrow::Result<std::shared_ptr<arrow::Array>> StoreAs(const std::shared_ptr<arrow::Array>& from,
+                                                     const std::shared_ptr<arrow::DataType>& to) {
+  const auto& type = *from->type();
+  if (type.Equals(*to)) return from;
+  if (type.id() == arrow::Type::NA) return arrow::MakeArrayOfNull(to, from->length());
+  if (IsDecimalType(*to)) return ToDecimal(from, to);
+  auto options = cp::CastOptions::Safe(to);
+  std::shared_ptr<arrow::Array> input = from;
+  if (IsIntegralType(*to) && IsFloatingType(type)) {
+    // Truncated toward zero first, so that only NaN, infinities and out-of-range values fail.
+    ARROW_ASSIGN_OR_RAISE(auto truncated, cp::CallFunction("trunc", {from}));
+    input = truncated.make_array();
+  }
+  if (IsIntegralType(*to) && IsDecimalType(type)) options.allow_decimal_truncate = true;
+  if (IsFloatingType(*to)) options.allow_float_truncate = true;  // rounded, as in Spark
+  if (to->id() == arrow::Type::DATE32) options.allow_time_truncate = true;
+  ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(input, options));
+  return cast.make_array();
+}
+
+// The first row of `length` rows for which `fails(offset, count)` reports an error, given that
+// the whole range fails and the failure of a range is the failure of any of its rows.
+arrow::Result<int64_t> FirstFailingRow(int64_t length,
+                                       const std::function<arrow::Status(int64_t, int64_t)>& fails) {
+  int64_t lo = 0, hi = length - 1;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (!fails(lo, mid - lo + 1).ok()) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+std::string Prefixed(const std::string& context, std::string message) {
+  if (context.empty()) return message;
+  return context + ": " + message;
+}
+
+std::string ValueText(const arrow::Array& array, int64_t row) {
+  auto scalar = array.GetScalar(row);
+  if (!scalar.ok()) return "?";
+  if (!(*scalar)->is_valid) return "NULL";
+  std::string text = (*scalar)->ToString();
+  if (IsStringType(*array.type())) return "'" + text + "'";
+  return text;
+}
+
+// "a = 5, b = 0": the top-level columns the value reads, as found in row `row`.
+std::string InputText(const BoundExpr& value, const arrow::RecordBatch& rows, int64_t row) {
+  std::string out;
+  std::vector<std::string> seen;
+  for (const auto& column : ReferencedColumns(value)) {
+    const std::string& name = column.logical_path[0];
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+    seen.push_back(name);
+    auto array = rows.GetColumnByName(name);
+    if (!array) continue;
+    if (!out.empty()) out += ", ";
+    out += QuoteIdentifier(name) + " = " + ValueText(*array, row);
+  }
+  return out;
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> Compute(const arrow::compute::Expression& bound,
+                                                     const arrow::RecordBatch& rows) {
+  ARROW_ASSIGN_OR_RAISE(auto datum, cp::ExecuteScalarExpression(bound, cp::ExecBatch(rows)));
+  if (datum.is_scalar()) return arrow::MakeArrayFromScalar(*datum.scalar(), rows.num_rows());
+  return datum.make_array();
+}
+
+}  // namespace
+
+arrow::Result<BoundAssignment> BindAssignment(const std::string& column, const ExprPtr& value,
+                                              const arrow::Schema& schema,
+                                              bool allow_current_time) {
+  auto invalid = [&](std::string message) {
+    return DeltaError(DeltaErrorCode::kInvalidExpression, std::move(message));
+  };
+  std::vector<int> matches;
+  for (int i = 0; i < schema.num_fields(); ++i) {
+    if (EqualsIgnoreCase(schema.field(i)->name(), column)) matches.push_back(i);
+  }
+  if (matches.empty()) {
+    const auto dot = column.find('.');
+    if (dot != std::string::npos) {
+      const std::string top = column.substr(0, dot);
+      for (const auto& f : schema.fields()) {
+        if (EqualsIgnoreCase(f->name(), top) && f->type()->id() == arrow::Type::STRUCT) {
+          return DeltaError(DeltaErrorCode::kUnsupportedFeature,
+                            "cannot assign the nested field '" + column +
+                                "': only top-level columns can be assigned; assign the whole "
+                                "struct '" + f->name() + "'");
+        }
+      }
+    }
+    std::string names;
+    for (const auto& f : schema.fields()) names += (names.empty() ? "" : ", ") + f->name();
+    return invalid("cannot assign column '" + column + "': no such column; available: " +
+                   (names.empty() ? "(none)" : names));
+  }
+  if (matches.size() > 1) {
+    return invalid("cannot assign column '" + column + "': the name is ambiguous, it matches '" +
+                   schema.field(matches[0])->name() + "' and '" +
+                   schema.field(matches[1])->name() + "'");
+  }
+  BoundAssignment out;
+  out.field_index = matches[0];
+  out.target = schema.field(out.field_index);
+  const std::string shown = "SET " + QuoteIdentifier(out.target->name()) + " = " +
+                            (value ? value->ToString() : "?");
+  auto bound = Bind(value, schema, allow_current_time);
+  if (!bound.ok()) {
+    return arrow::Status(bound.status().code(), shown + ": " + bound.status().message(),
+                         bound.status().detail());
+  }
+  out.value = std::move(*bound);
+  const auto& from = *out.value.type;
+  const auto& to = *out.target->type();
+  switch (StoreAssignable(from, to)) {
+    case Assignable::kYes: break;
+    case Assignable::kRefused:
+      return invalid(shown + ": a " + SqlTypeName(from) + " value cannot be stored in column '" +
+                     out.target->name() + "' of type " + SqlTypeName(to) +
+                     " (use CAST to convert it explicitly)");
+    case Assignable::kUnsupported:
+      return DeltaError(DeltaErrorCode::kUnsupportedFeature,
+                        shown + ": storing a " + SqlTypeName(from) + " value in column '" +
+                            out.target->name() + "' of type " + SqlTypeName(to) +
+                            " is not supported");
+  }
+  ARROW_ASSIGN_OR_RAISE(out.expression, ToArrowExpression(out.value));
+  return out;
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> EvaluateAssignment(
+    const BoundAssignment& assignment, const std::shared_ptr<arrow::RecordBatch>& rows,
+    int64_t first_row, const std::string& context) {
+  const auto& target = assignment.target->type();
+  const std::string& name = assignment.target->name();
+  if (rows->num_rows() == 0) return arrow::MakeEmptyArray(target);
+  auto bound = assignment.expression.Bind(*rows->schema());
+  if (!bound.ok()) {
+    return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                      Prefixed(context, "cannot compute the value of column '" + name +
+                                            "': " + bound.status().message()));
+  }
+  auto values = Compute(*bound, *rows);
+  if (!values.ok()) {
+    ARROW_ASSIGN_OR_RAISE(int64_t row, FirstFailingRow(rows->num_rows(), [&](int64_t o, int64_t n) {
+                            return Compute(*bound, *rows->Slice(o, n)).status();
+                          }));
+    auto why = Compute(*bound, *rows->Slice(row, 1)).status();
+    if (why.ok()) why = values.status();
+    std::string input = InputText(assignment.value, *rows, row);
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      Prefixed(context, "cannot compute " + assignment.value.ToString() +
+                                            " for column '" + name + "' in row " +
+                                            std::to_string(first_row + row + 1) +
+                                            (input.empty() ? "" : " {" + input + "}") + ": " +
+                                            why.message()));
+  }
+  auto stored = StoreAs(*values, target);
+  if (stored.ok()) return stored;
+  const auto& computed = *values;
+  ARROW_ASSIGN_OR_RAISE(int64_t row, FirstFailingRow(computed->length(), [&](int64_t o, int64_t n) {
+                          return StoreAs(computed->Slice(o, n), target).status();
+                        }));
+  // Arrow's own reasons spell out floating-point values in full; say it in SQL terms.
+  std::string why = "out of the range of " + SqlTypeName(*target);
+  auto scalar = computed->GetScalar(row);
+  if (IsBinaryType(*computed->type())) {
+    why = "not valid UTF-8";
+  } else if (scalar.ok() && IsFloatingType(*computed->type())) {
+    auto as_double = (*scalar)->CastTo(arrow::float64());
+    if (as_double.ok() &&
+        !std::isfinite(static_cast<const arrow::DoubleScalar&>(**as_double).value)) {
+      why = "not a finite number";
+    }
+  }
+  return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                    Prefixed(context, "cannot store the " + SqlTypeName(*computed->type()) +
+                                          " value " + ValueText(*computed, row) + " of row " +
+                                          std::to_string(first_row + row + 1) + " in column '" +
+                                          name + "' of type " + SqlTypeName(*target) + ": " +
+                                          why));
+}
+
+}  // namespace deltacpp::internal

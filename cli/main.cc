@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
   add(deltacpp::cli::AddWriteCommand);
   add(deltacpp::cli::AddAlterCommand);
   add(deltacpp::cli::AddCheckpointCommand);
+  add(deltacpp::cli::AddDeleteCommand);
+  add(deltacpp::cli::AddUpdateCommand);
   CLI11_PARSE(app, argc, argv);
   if (show_version) {
     fmt::print("deltacpp {}\n", deltacpp::kVersion);

@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
   add(deltacpp::cli::AddWriteCommand);
   add(deltacpp::cli::AddAlterCommand);
   add(deltacpp::cli::AddCheckpointCommand);
+  add(deltacpp::cli::AddDeleteCommand);
+  add(deltacpp::cli::AddUpdateCommand);
   // A first word that names no command would otherwise reach the parser as an unexpected
   // argument; say what it is and what the commands are.
   if (argc > 1 && argv[1][0] != '-') {

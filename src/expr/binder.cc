@@ -524,7 +524,8 @@ class Binder {
     if (operand.type->id() == arrow::Type::NA) return MakeLiteral(arrow::MakeNullScalar(*target));
     if (operand.type->Equals(**target)) return operand;
     if (!CastSupported(*operand.type, **target)) {
-      return Error(e, "cannot CAST " + Describe(operand) + " to " + SqlTypeName(**target));
+      return Error(e, "CAST from " + SqlTypeName(*operand.type) + " to " + SqlTypeName(**target) +
+                          " is not supported (" + Describe(operand) + ")");
     }
     BoundExpr out = MakeCast(std::move(operand), *target);
     out.explicit_cast = true;
@@ -685,14 +686,21 @@ class Binder {
       ARROW_RETURN_NOT_OK(require_date(0));
       return finish(name == "dayofmonth" ? "day" : name, arrow::int32());
     }
-    if (name == "hour") {
+    if (name == "to_date") {
+      // to_date(x) without a format is CAST(x AS DATE) in Spark.
+      ARROW_RETURN_NOT_OK(arity(1));
+      args.push_back(MakeLiteral(std::make_shared<arrow::StringScalar>("DATE")));
+      return BindCast(std::move(args), e);
+    }
+    if (name == "hour" || name == "minute" || name == "second") {
       ARROW_RETURN_NOT_OK(arity(1));
       TypeNull(&args[0], arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"));
       if (args[0].type->id() == arrow::Type::DATE32) {
         args[0] = MakeCast(std::move(args[0]), arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"));
       }
       if (args[0].type->id() != arrow::Type::TIMESTAMP) {
-        return Error(e, "function hour needs a TIMESTAMP argument, got " + Describe(args[0]));
+        return Error(e, "function " + name + " needs a TIMESTAMP argument, got " +
+                            Describe(args[0]));
       }
       return finish(name, arrow::int32());
     }
@@ -734,7 +742,8 @@ class Binder {
     return Error(e, "unknown function '" + e.function_name() +
                         "'; supported: abs, coalesce, concat, current_date, current_timestamp, "
                         "date_add, date_sub, datediff, day, hour, if, length, lower, ltrim, "
-                        "month, nvl, replace, rtrim, substring, trim, upper, year");
+                        "minute, month, nvl, replace, rtrim, second, substring, to_date, trim, "
+                        "upper, year");
   }
 
   const arrow::Schema& schema_;

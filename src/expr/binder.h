@@ -22,8 +22,8 @@ namespace deltacpp::internal {
 /// CAST(x AS t) is a kCast with explicit_cast set; CASE x WHEN v is x = v. Supported functions:
 /// abs, coalesce, nvl/ifnull, if, lower, upper, length, trim, ltrim, rtrim, substring/substr
 /// (constant position and length), concat, replace (constant search and replacement), year,
-/// month, day/dayofmonth, hour, date_add, date_sub, datediff, current_date, current_timestamp
-/// (fixed at binding, UTC).
+/// month, day/dayofmonth, hour, minute, second, to_date (one argument: CAST AS DATE), date_add,
+/// date_sub, datediff, current_date, current_timestamp (fixed at binding, UTC).
 ///
 /// Errors (kInvalidExpression) name the column or sub-expression, its position and the cause:
 /// unknown or ambiguous columns, type mismatches, non-boolean operands of AND/OR/NOT, unknown

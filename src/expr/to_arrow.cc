@@ -215,7 +215,7 @@ arrow::Result<cp::Expression> TranslateFunction(const BoundExpr& e) {
     return cp::call("binary_join_element_wise", std::move(args), cp::JoinOptions());
   }
   if (e.function == "year" || e.function == "month" || e.function == "day" ||
-      e.function == "hour") {
+      e.function == "hour" || e.function == "minute" || e.function == "second") {
     return cp::call("cast", {cp::call(e.function, std::move(args))},
                     cp::CastOptions::Safe(arrow::int32()));
   }

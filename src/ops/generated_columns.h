@@ -13,16 +13,12 @@ namespace deltacpp::internal {
 
 /// The generated columns of a table, bound for one write.
 ///
-/// Expressions use the language of expr/binder.h (arithmetic, comparisons, AND/OR/NOT, IN,
-/// BETWEEN, IS NULL, lower, upper, length, abs, coalesce) plus these, evaluated here:
-/// `CAST(x AS type)` to DATE from TIMESTAMP, TIMESTAMP_NTZ or STRING; to TIMESTAMP(_NTZ) from
-/// DATE; to integer types from integers, BOOLEAN, STRING and FLOAT/DOUBLE (truncated toward
-/// zero); to FLOAT/DOUBLE from integers, FLOAT/DOUBLE and BOOLEAN; to DECIMAL from integers and
-/// DECIMAL; to STRING from integers, BOOLEAN, DATE and STRING. `to_date(x)` (as CAST AS DATE);
-/// `year`, `month`, `day` / `dayofmonth` of DATE or TIMESTAMP(_NTZ); `hour`, `minute`, `second` of
-/// TIMESTAMP(_NTZ). Timestamps with a time zone are taken in UTC. A conversion that would lose
-/// information (overflow, rounding, text that is not a number or a date) fails the write rather
-/// than produce a value different from Spark's. The result is converted to the column type.
+/// Expressions are parsed, bound and evaluated by the expression layer (expr/binder.h,
+/// expr/to_arrow.h) like any condition, with Spark's ANSI semantics: CAST, to_date, year, month,
+/// day, hour, minute, second and the other deterministic functions the binder knows. A
+/// conversion that would lose information (overflow, text that is not a number or a date)
+/// fails the write rather than produce a value different from Spark's. The result is converted
+/// to the column type.
 class GeneratedColumns {
  public:
   /// The top-level fields of `table` that carry a generation expression and that `input` does
@@ -49,25 +45,13 @@ class GeneratedColumns {
       const std::shared_ptr<arrow::RecordBatch>& batch) const;
 
  private:
-  /// A conversion or date part evaluated outside the expression layer; its result becomes an
-  /// extra column that the rest of the expression refers to.
-  struct DerivedStep {
-    enum class Op { kCast, kYear, kMonth, kDay, kHour, kMinute, kSecond };
-    Op op = Op::kCast;
-    std::shared_ptr<arrow::Schema> input;   ///< columns `argument` reads
-    arrow::compute::Expression argument;    ///< bound to `input`
-    std::shared_ptr<arrow::DataType> type;  ///< result type
-    std::string name;                       ///< name of the extra column
-  };
   /// One generated column and how to compute it.
   struct Column {
     int index = -1;     ///< position in the table schema
     std::string name;   ///< column name
     std::string sql;    ///< generation expression as stored
     bool supplied = false;
-    std::vector<DerivedStep> steps;
-    std::shared_ptr<arrow::Schema> final_input;  ///< table columns plus the step results
-    arrow::compute::Expression expression;       ///< bound to `final_input`
+    arrow::compute::Expression expression;  ///< bound to the table schema
   };
 
   arrow::Result<std::shared_ptr<arrow::Array>> Evaluate(const Column& column,

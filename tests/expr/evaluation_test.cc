@@ -197,6 +197,21 @@ TEST_F(EvaluationTest, DateFunctions) {
   EXPECT_EQ(Eval("dayofmonth(ts) = 31"), "TFNT");
   EXPECT_EQ(Eval("hour(ts) = 10"), "TFNF");
   EXPECT_EQ(Eval("hour(d) = 0"), "TTNT");
+  // 10:30:00, 23:00:00, NULL, 00:59:00.
+  EXPECT_EQ(Eval("minute(ts) = 30"), "TFNF");
+  EXPECT_EQ(Eval("minute(ts) = 59"), "FFNT");
+  EXPECT_EQ(Eval("second(ts) = 0"), "TTNT");
+  EXPECT_EQ(Eval("second(TIMESTAMP '2024-01-31 10:30:07.9') = 7"), "TTTT");
+  EXPECT_EQ(Eval("minute(d) = 0 AND second(d) = 0"), "TTNT");
+  EXPECT_TRUE(TypeOf("minute(ts)")->Equals(*arrow::int32()));
+  EXPECT_TRUE(TypeOf("second(ts)")->Equals(*arrow::int32()));
+  // to_date(x) without a format is CAST(x AS DATE).
+  EXPECT_EQ(Eval("to_date(ts) = d"), "TTNT");
+  EXPECT_EQ(Eval("to_date(' 2024-01-31 ') = DATE '2024-01-31'"), "TTTT");
+  EXPECT_TRUE(TypeOf("to_date(ts)")->Equals(*arrow::date32()));
+  EXPECT_TRUE(Fails("to_date(s2) IS NULL"));      // 'abc' is not a date: an error under ANSI
+  EXPECT_TRUE(Fails("to_date(ts, 'yyyy') = d"));  // formats are not supported
+  EXPECT_TRUE(Fails("minute(name) = 1"));
   EXPECT_EQ(Eval("date_add(d, 1) = DATE '2024-02-01'"), "TFNF");
   EXPECT_EQ(Eval("date_add(d, 1) = DATE '2024-03-01'"), "FTNF");
   EXPECT_EQ(Eval("date_sub(d, 31) = DATE '2023-11-30'"), "FFNT");

@@ -250,6 +250,30 @@ TEST(GeneratedColumns, CastsAndNestedCasts) {
                                         "2|2|1970-01-02 00:00:00.000000Z|null"}));
 }
 
+TEST(GeneratedColumns, TimePartsToDateAndSparkCastsOfText) {
+  TempDir dir;
+  ASSERT_TRUE(Create(dir.str(),
+                     "ts TIMESTAMP, txt STRING, "
+                     "d DATE GENERATED ALWAYS AS (to_date(ts)), "
+                     "hms STRING GENERATED ALWAYS AS (concat(CAST(hour(ts) AS STRING), ':', "
+                     "CAST(minute(ts) AS STRING), ':', CAST(second(ts) AS STRING))), "
+                     "n INT GENERATED ALWAYS AS (CAST(txt AS INT))")
+                  .ok());
+  auto input = arrow::schema({arrow::field("ts", arrow::timestamp(arrow::TimeUnit::MICRO, "UTC")),
+                              arrow::field("txt", arrow::utf8())});
+  // 2021-03-04T05:06:07.5Z and 1969-12-31T23:59:59Z; Spark's CAST ignores the spaces around
+  // a number.
+  const int64_t t1 = 18690 * kDayMicros + ((5 * 60 + 6) * 60 + 7) * 1000000LL + 500000;
+  auto r = WriteTable(dir.str(), Rows(input, {Timestamps({t1, -1000000}), Strings({" 12 ", "-3"})}),
+                      {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Read(dir.str(), {"d", "hms", "n"}),
+            (std::multiset<std::string>{"2021-03-04|5:6:7|12", "1969-12-31|23:59:59|-3"}));
+  // Text that is no number fails the write, as Spark's ANSI CAST does.
+  auto bad = WriteTable(dir.str(), Rows(input, {Timestamps({0}), Strings({"x"})}), {});
+  EXPECT_FALSE(bad.ok());
+}
+
 TEST(GeneratedColumns, SparkTableWithANonDeterministicExpressionIsRefused) {
   TempDir dir;
   // Written by Delta 3.1: creation DATE GENERATED ALWAYS AS (CAST(now() AS DATE)).

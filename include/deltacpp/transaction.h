@@ -17,14 +17,17 @@
 
 namespace deltacpp {
 
-/// Isolation of one commit. Serializable is the default; WriteSerializable is a per-commit
-/// option only (never written as `delta.isolationLevel`). Commits whose actions all have
-/// dataChange=false are checked with SnapshotIsolation automatically.
+/// Isolation of one commit. WriteSerializable is a per-commit choice (never written as
+/// `delta.isolationLevel`, which a table may only set to Serializable). Commits whose actions all
+/// have dataChange=false are checked with SnapshotIsolation automatically.
 enum class IsolationLevel { kSerializable, kWriteSerializable, kSnapshotIsolation };
 
 /// Commit settings.
 struct TransactionOptions {
-  IsolationLevel isolation = IsolationLevel::kSerializable;
+  /// Unset: the operation's default. DELETE and UPDATE use the table's level, as delta-spark
+  /// does (WriteSerializable, or Serializable when `delta.isolationLevel=Serializable`); WRITE
+  /// and a transaction started directly use Serializable.
+  std::optional<IsolationLevel> isolation;
   int max_attempts = 100;                                   ///< commit attempts before giving up
   /// Pause after the second lost race, doubled per further one (with jitter); the first retry
   /// after a lost race is immediate.

@@ -53,6 +53,14 @@ arrow::Result<RowLevelOperation> StartRowLevelOperation(
   const auto& row_level = RowLevelWriterFeatures();
   options.enforced_features.insert(options.enforced_features.end(), row_level.begin(),
                                    row_level.end());
+  // delta-spark's default for row-level operations is the table's isolation level, which is
+  // WriteSerializable unless the table asks for Serializable: blind appends that land meanwhile
+  // do not conflict.
+  if (!options.isolation) {
+    options.isolation = snapshot.config().serializable_isolation
+                            ? IsolationLevel::kSerializable
+                            : IsolationLevel::kWriteSerializable;
+  }
   ARROW_ASSIGN_OR_RAISE(op.txn, Transaction::Start(table, op.snapshot, options));
 
   if (predicate) {

@@ -328,7 +328,8 @@ IsolationLevel TransactionImpl::EffectiveIsolation() const {
   bool no_data_change = !protocol_ && !metadata_ && txns_.empty() && domains_.empty();
   for (const auto& a : adds_) no_data_change = no_data_change && !a.data_change;
   for (const auto& r : removes_) no_data_change = no_data_change && !r.data_change;
-  return no_data_change ? IsolationLevel::kSnapshotIsolation : options_.isolation;
+  return no_data_change ? IsolationLevel::kSnapshotIsolation
+                        : options_.isolation.value_or(IsolationLevel::kSerializable);
 }
 
 bool TransactionImpl::IsBlindAppend() const {

@@ -243,7 +243,7 @@ TEST_F(DeleteTest, HistoryRecordsOperationPredicateAndMetrics) {
   EXPECT_EQ((*history)[0].operation, "DELETE");
   EXPECT_EQ((*history)[0].operation_parameters, R"({"predicate":"[\"id = 2\"]"})");
   const auto commit = ReadCommitFile(root, *deleted->version);
-  EXPECT_EQ(commit.isolation_level, "Serializable");
+  EXPECT_EQ(commit.isolation_level, "WriteSerializable");  // delta-spark's default for DML
   std::set<std::string> names;
   for (const auto& [name, value] : commit.metrics) names.insert(name);
   EXPECT_EQ(names, (std::set<std::string>{
@@ -392,10 +392,24 @@ TEST_F(DeleteTest, WholeFileDeleteLosesToConcurrentRemovalOfItsFileUnderEitherIs
   EXPECT_EQ(ReadRows(root), Rows({"10|p|b", "11|q|b", "12|r|b"}));
 }
 
-TEST_F(DeleteTest, ConcurrentAppendIntoTheDeletedRangeConflicts) {
+TEST_F(DeleteTest, ConcurrentBlindAppendIntoTheDeletedRangeIsAllowedUnderWriteSerializable) {
+  // delta-spark's default (no delta.isolationLevel): the DELETE is ordered before the append,
+  // whose row survives.
   const auto root = MakeTable(kCopyOnWrite);
   auto table = HookedTable(root, [&] { AppendIdNamePart(root, {5}, {"n"}, "a"); });
-  auto lost = DeleteBuilder(table).Where("part = 'a' AND id > 1").Execute();
+  auto done = DeleteBuilder(table).Where("part = 'a' AND id > 1").Execute();
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->num_deleted_rows, 3);
+  EXPECT_EQ(ReadCommitFile(root, *done->version).isolation_level, "WriteSerializable");
+  EXPECT_EQ(ReadRows(root), Rows({"1|w|a", "5|n|a", "10|p|b", "11|q|b", "12|r|b"}));
+}
+
+TEST_F(DeleteTest, ConcurrentAppendIntoTheDeletedRangeConflictsUnderSerializable) {
+  const auto root = MakeTable(kCopyOnWrite);
+  auto table = HookedTable(root, [&] { AppendIdNamePart(root, {5}, {"n"}, "a"); });
+  TransactionOptions serializable;
+  serializable.isolation = IsolationLevel::kSerializable;
+  auto lost = DeleteBuilder(table).Where("part = 'a' AND id > 1").Options(serializable).Execute();
   ASSERT_FALSE(lost.ok());
   EXPECT_EQ(Code(lost.status()), "ConcurrentAppend") << lost.status().ToString();
   EXPECT_EQ(DataFiles(root), ReferencedFiles(root)) << "the loser's rewritten file is still there";

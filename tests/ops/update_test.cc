@@ -98,7 +98,8 @@ TEST_F(UpdateTest, DeletionVectorMarksTheOldRowAndANewFileHoldsTheNewOne) {
   const auto commit = ReadCommitFile(root, *updated->version);
   EXPECT_EQ(commit.operation, "UPDATE");
   EXPECT_EQ(commit.parameters.at("predicate"), R"(["id = 2"])");
-  EXPECT_EQ(commit.isolation_level, "Serializable");
+  // The table does not set delta.isolationLevel: delta-spark's default level for DML.
+  EXPECT_EQ(commit.isolation_level, "WriteSerializable");
   ASSERT_EQ(commit.adds.size(), 2u);  // the new row's file, the old file with its DV
   ASSERT_EQ(commit.removes.size(), 1u);
   EXPECT_EQ(ReadRows(root), Rows({"1|w|a", "2|X|a", "3|null|a", "4|z|a", "10|p|b", "11|q|b",

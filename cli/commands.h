@@ -24,6 +24,7 @@ Action AddCreateCommand(CLI::App& app);
 Action AddWriteCommand(CLI::App& app);
 Action AddAlterCommand(CLI::App& app);
 Action AddCheckpointCommand(CLI::App& app);
+Action AddChangesCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);

@@ -8,6 +8,7 @@ timestamp after the latest commit, a rename inside the range) deltacpp refuses t
 from __future__ import annotations
 
 import datetime as dt
+import json
 import tempfile
 from pathlib import Path
 
@@ -71,6 +72,11 @@ def _iso(spark_ts: str) -> str:
     return spark_ts.replace(" ", "T") + "Z"
 
 
+def commit_actions(table, version) -> list[dict]:
+    text = (Path(table) / "_delta_log" / f"{version:020d}.json").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
 def commit_times(spark, table) -> dict[int, dt.datetime]:
     rows = spark.sql(f"DESCRIBE HISTORY delta.`{table}`").select("version", "timestamp").collect()
     return {r["version"]: r["timestamp"] for r in rows}
@@ -85,8 +91,8 @@ def _dml_history(spark, t, dv: bool):
                   PARTITIONED BY (part)
                   TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true',
                                  'delta.enableDeletionVectors' = '{str(dv).lower()}')""")  # v0
-    spark.sql(f"INSERT INTO delta.`{t}` VALUES (1, 'a', 'x'), (2, 'b', 'x'), (3, 'c', 'y'), "
-              f"(4, 'd', 'y'), (5, 'e', 'z')")                                       # v1
+    spark.sql(f"INSERT INTO delta.`{t}` VALUES (1, 'a', 'x'), (2, 'b', 'x'), (10, 'j', 'x'), "
+              f"(3, 'c', 'y'), (4, 'd', 'y'), (11, 'k', 'y'), (5, 'e', 'z')")        # v1
     spark.sql(f"INSERT INTO delta.`{t}` VALUES (6, 'f', 'x'), (7, 'g', 'y')")        # v2
     spark.sql(f"UPDATE delta.`{t}` SET name = upper(name) WHERE id IN (2, 3)")       # v3
     spark.sql(f"DELETE FROM delta.`{t}` WHERE id = 4")                               # v4
@@ -106,6 +112,19 @@ def _dml_history(spark, t, dv: bool):
 def test_dml_changes_match_spark(spark, tmp_path, dv):
     t = tmp_path / "dml"
     _dml_history(spark, t, dv)
+    # The history covers each way a commit states its changes: the UPDATE has cdc files; the
+    # partition DELETE only removes whole files; with deletion vectors the row DELETE re-adds its
+    # file with a DV and no cdc file, without them it rewrites the file with cdc files.
+    assert any("cdc" in a for a in commit_actions(t, 3))
+    assert not any("cdc" in a for a in commit_actions(t, 5))
+    deleted = commit_actions(t, 4)
+    if dv:
+        assert not any("cdc" in a for a in deleted)
+        removed = {a["remove"]["path"] for a in deleted if "remove" in a}
+        readded = [a["add"] for a in deleted if "add" in a and a["add"]["path"] in removed]
+        assert readded and all(a.get("deletionVector") for a in readded), deleted
+    else:
+        assert any("cdc" in a for a in deleted)
     for start, end in [(0, None), (1, 3), (3, 6), (4, 4), (5, 5), (6, 6), (7, 8), (2, 100)]:
         assert_changes_agree(spark, t, start, end)
     times = commit_times(spark, t)

@@ -491,6 +491,35 @@ TEST_F(TimestampRanges, OutOfRangeTimestampsAreRefused) {
   EXPECT_TRUE(IsDeltaError(st, DeltaErrorCode::kInvalidArgument)) << st.ToString();
 }
 
+TEST(TableChangesInCommitTimestamps, CommitsAreDatedAndFoundByTheirInCommitTimestamps) {
+  TempDir dir;
+  FixtureTableWriter writer(dir.str());
+  auto schema = arrow::schema({arrow::field("id", arrow::int64())});
+  ASSERT_TRUE(writer
+                  .Create(schema, {},
+                          {{"delta.enableChangeDataFeed", "true"},
+                           {"delta.enableInCommitTimestamps", "true"}},
+                          1, 7, {}, {"inCommitTimestamp", "changeDataFeed"}, 1'000'000)
+                  .ok());
+  // The commit files are dated now; the in-commit timestamps are far in the past.
+  ASSERT_TRUE(writer.Append({FixtureFile(MakeTable({{"id", Int64s({1})}}))}, "WRITE",
+                            std::nullopt, 5'000'000)
+                  .ok());
+  ASSERT_TRUE(writer.Append({FixtureFile(MakeTable({{"id", Int64s({2})}}))}, "WRITE",
+                            std::nullopt, 9'000'000)
+                  .ok());
+  TableChangesOptions o;
+  o.starting_timestamp_ms = 4'000'000;
+  o.ending_timestamp_ms = 6'000'000;
+  auto t = ReadChanges(dir.str(), o);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  ASSERT_EQ((*t)->num_rows(), 1);
+  EXPECT_EQ(RowStrings(**t, {"id", "_commit_version"}), (std::multiset<std::string>{"1|1"}));
+  auto stamp = (*t)->GetColumnByName("_commit_timestamp")->GetScalar(0);
+  ASSERT_TRUE(stamp.ok());
+  EXPECT_EQ(std::static_pointer_cast<arrow::TimestampScalar>(*stamp)->value, 5'000'000'000);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Schema changes inside the range
 

@@ -283,15 +283,24 @@ SchemaVersion SchemaOf(const Snapshot& snap) {
 
 arrow::Status IncompatibleSchema(const std::string& root, const ChangeRange& range,
                                  const SchemaVersion& read, int64_t version, bool schema_change) {
+  // A schema change inside the range splits it in two; data of the start version that the read
+  // schema cannot serve (a change after it, found by comparing the two) cannot be split around.
+  const std::string advice =
+      schema_change ? fmt::format("read the changes from version {} to {} and from version {} "
+                                  "to {} separately",
+                                  range.start, version - 1, version, range.end)
+                    : "read a range that starts at or after the schema change";
+  std::string columns;
+  for (const auto& f : read.schema->fields()) {
+    columns += (columns.empty() ? "" : ", ") + f->name() + " " + f->type()->ToString();
+  }
   return DeltaError(
       DeltaErrorCode::kSchemaMismatch,
       fmt::format("table {}: retrieving table changes between version {} and {} failed because "
                   "of an incompatible {} at version {}; the read schema is the one of version {} "
-                  "({}). Read the changes from version {} to {} and from version {} to {} "
-                  "separately",
+                  "({}); {}",
                   root, range.start, range.end, schema_change ? "schema change" : "data schema",
-                  version, read.version, read.schema->ToString(), range.start,
-                  std::max(range.start, version - 1), version, range.end));
+                  version, read.version, columns, advice));
 }
 
 // Matches `name` (case-insensitive) against the table columns and the change columns.

@@ -41,7 +41,8 @@ bool IsNoOpMerge(const std::optional<CommitInfo>& info) {
   if (parser.parse(info->raw_json).get(doc)) return false;
   simdjson::dom::object metrics;
   if (doc["operationMetrics"].get(metrics)) return false;
-  for (const char* key : {"numTargetRowsInserted", "numTargetRowsUpdated", "numTargetRowsDeleted"}) {
+  for (const char* key :
+       {"numTargetRowsInserted", "numTargetRowsUpdated", "numTargetRowsDeleted"}) {
     std::string_view value;
     if (metrics[key].get(value) || value != "0") return false;
   }

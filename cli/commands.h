@@ -26,6 +26,7 @@ Action AddAlterCommand(CLI::App& app);
 Action AddCheckpointCommand(CLI::App& app);
 Action AddDeleteCommand(CLI::App& app);
 Action AddUpdateCommand(CLI::App& app);
+Action AddChangesCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     commands.emplace_back(subs[before], std::move(action));
   };
   add(deltacpp::cli::AddReadCommand);
+  add(deltacpp::cli::AddChangesCommand);
   add(deltacpp::cli::AddHistoryCommand);
   add(deltacpp::cli::AddDescribeCommand);
   add(deltacpp::cli::AddFilesCommand);

@@ -8,6 +8,7 @@
 #include "deltacpp/snapshot.h"
 #include "deltacpp/storage.h"
 #include "deltacpp/table.h"
+#include "deltacpp/table_changes.h"
 #include "deltacpp/version.h"
 
 namespace deltacpp {

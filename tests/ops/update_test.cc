@@ -261,9 +261,9 @@ TEST_F(UpdateTest, ValueThatDoesNotFitTheColumnIsRefusedNamingColumnAndRow) {
   auto ints = testing::Ints({1, 2});
   const auto root = MakeDdlTable("id BIGINT, small INT", kCopyOnWrite,
                                  testing::Batch(schema, {Longs({1, 2}), ints}), "narrow");
-  // 1 + 2147483647 is a BIGINT that does not fit INT in the second row.
+  // 2 + 2147483646 is a BIGINT that does not fit INT (the second row).
   auto updated = UpdateBuilder(root).Set("small", "id + 2147483646").Execute();
-  ExpectRefusedCleanly(root, updated, "ConstraintViolation");
+  ExpectRefusedCleanly(root, updated, "SchemaMismatch");
   EXPECT_NE(updated.status().message().find("small"), std::string::npos)
       << updated.status().ToString();
   EXPECT_NE(updated.status().message().find("row 2"), std::string::npos)
@@ -331,7 +331,8 @@ TEST_F(UpdateTest, UnknownColumnOrNoAssignmentIsRefused) {
   const auto root = MakeTable(kCopyOnWrite);
   auto unknown = UpdateBuilder(root).Set("nope", "1").Execute();
   ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(Code(unknown.status()), "InvalidArgument");
+  EXPECT_EQ(Code(unknown.status()), "InvalidExpression");
+  EXPECT_NE(unknown.status().message().find("nope"), std::string::npos);
   auto twice = UpdateBuilder(root).Set("id", "1").Set("ID", "2").Execute();
   ASSERT_FALSE(twice.ok());
   EXPECT_EQ(Code(twice.status()), "InvalidArgument");

@@ -256,10 +256,9 @@ arrow::Status RowRewriter::WriteDeletedAsChangeData(
 
 arrow::Status RowRewriter::RemoveWholeFile(int64_t file_row) {
   if (finished_) return arrow::Status::Invalid("RowRewriter: already finished");
-  if (std::find(seen_rows_.begin(), seen_rows_.end(), file_row) != seen_rows_.end()) {
+  if (!seen_rows_.insert(file_row).second) {
     return FileError(file_row, arrow::Status::Invalid("the file is changed twice"));
   }
-  seen_rows_.push_back(file_row);
   // Live rows from the stats when they are there (the metric only; nothing depends on it).
   const auto remove = RemoveForLiveFile(*options_.snapshot->files(), file_row, 0);
   if (remove.stats) {
@@ -288,10 +287,9 @@ arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArra
     if (dropped[i]) positions.push_back(file.positions[i]);
   }
   if (positions.empty()) return arrow::Status::OK();
-  if (std::find(seen_rows_.begin(), seen_rows_.end(), file.file_row) != seen_rows_.end()) {
+  if (!seen_rows_.insert(file.file_row).second) {
     return FileError(file.file_row, arrow::Status::Invalid("the file is changed twice"));
   }
-  seen_rows_.push_back(file.file_row);
   const auto n = static_cast<int64_t>(positions.size());
   outcome_.deleted_rows += n;
   if (n == file.rows->num_rows()) {
@@ -360,10 +358,9 @@ arrow::Status RowRewriter::Update(const FileRows& file, const arrow::BooleanArra
                                                            new_rows->num_rows(), " new rows"));
   }
   if (n == 0) return arrow::Status::OK();
-  if (std::find(seen_rows_.begin(), seen_rows_.end(), file.file_row) != seen_rows_.end()) {
+  if (!seen_rows_.insert(file.file_row).second) {
     return FileError(file.file_row, arrow::Status::Invalid("the file is changed twice"));
   }
-  seen_rows_.push_back(file.file_row);
   outcome_.updated_rows += n;
   ARROW_ASSIGN_OR_RAISE(auto old_rows, Select(file.rows, replaced));
   auto st = WriteRows(new_rows);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "deltacpp/actions.h"
@@ -141,7 +142,7 @@ class RowRewriter {
   std::vector<std::pair<int64_t, std::optional<std::vector<uint64_t>>>> pending_deletes_;
   std::vector<DeletionVectorRequest> dv_requests_;
   std::vector<int64_t> dv_request_rows_;  ///< file row of each DV request
-  std::vector<int64_t> seen_rows_;
+  std::unordered_set<int64_t> seen_rows_;  ///< files already changed
   RewriteOutcome outcome_;
   bool finished_ = false;
 };

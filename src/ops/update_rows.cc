@@ -169,7 +169,8 @@ arrow::Result<UpdateMetrics> UpdateBuilder::Execute() const {
   metrics.num_updated_rows = outcome.updated_rows;
   metrics.num_copied_rows = outcome.copied_rows;
   metrics.num_added_files = outcome.added_files;
-  metrics.num_removed_files = outcome.removed_files;
+  // As delta-spark: every file the update touched, also those re-added with a deletion vector.
+  metrics.num_removed_files = static_cast<int64_t>(outcome.removes.size());
   metrics.num_deletion_vectors_added = outcome.deletion_vectors_added;
   metrics.num_deletion_vectors_removed = outcome.deletion_vectors_removed;
   metrics.num_deletion_vectors_updated = outcome.deletion_vectors_updated;
@@ -190,7 +191,7 @@ arrow::Result<UpdateMetrics> UpdateBuilder::Execute() const {
   ARROW_ASSIGN_OR_RAISE(
       metrics.version,
       CommitRowLevelOperation(op, std::move(outcome),
-                              {{"predicate", JsonStringArray({predicate_.value_or("true")})}},
+                              {{"predicate", predicate_ ? JsonStringArray({*predicate_}) : "[]"}},
                               named));
   return metrics;
 }

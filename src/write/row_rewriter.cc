@@ -422,10 +422,10 @@ arrow::Result<RewriteOutcome> RowRewriter::Finish() {
       add.base_row_id = remove.base_row_id;
       add.default_row_commit_version = remove.default_row_commit_version;
       if (providers.IsValid(row)) add.clustering_provider = std::string(providers.GetView(row));
+      ++outcome_.deletion_vectors_added;
       if (remove.deletion_vector) {
         ++outcome_.deletion_vectors_updated;
-      } else {
-        ++outcome_.deletion_vectors_added;
+        ++outcome_.deletion_vectors_removed;
       }
       outcome_.removes.push_back(std::move(remove));
       readded.push_back(std::move(add));

@@ -156,8 +156,11 @@ TEST_F(DeleteTest, SecondDeleteExtendsTheDeletionVectorAndTheLastRowsRemoveTheFi
   auto second = Delete(root, "id = 3 OR id = 11");
   ASSERT_DELETES(second);
   EXPECT_EQ(second->num_deleted_rows, 2);
-  EXPECT_EQ(second->num_deletion_vectors_added, 1);    // the file of part b
-  EXPECT_EQ(second->num_deletion_vectors_updated, 1);  // the file of part a
+  // As delta-spark counts: two new DVs, one of them replacing part a's (removed and updated).
+  EXPECT_EQ(second->num_deletion_vectors_added, 2);
+  EXPECT_EQ(second->num_deletion_vectors_updated, 1);
+  EXPECT_EQ(second->num_deletion_vectors_removed, 1);
+  EXPECT_EQ(second->num_removed_files, 0);
   const auto commit = ReadCommitFile(root, *second->version);
   bool saw_union = false;
   for (const auto& r : commit.removes) {

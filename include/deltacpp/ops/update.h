@@ -24,10 +24,12 @@ struct UpdateMetrics {
   int64_t num_updated_rows = 0;           ///< numUpdatedRows
   int64_t num_copied_rows = 0;            ///< numCopiedRows: unchanged rows of rewritten files
   int64_t num_added_files = 0;            ///< numAddedFiles: new data files
-  int64_t num_removed_files = 0;          ///< numRemovedFiles: files removed or rewritten
-  int64_t num_deletion_vectors_added = 0;    ///< numDeletionVectorsAdded: first DV of a file
-  int64_t num_deletion_vectors_removed = 0;  ///< numDeletionVectorsRemoved: DVs of removed files
-  int64_t num_deletion_vectors_updated = 0;  ///< numDeletionVectorsUpdated: DVs extended
+  int64_t num_removed_files = 0;          ///< numRemovedFiles: files touched (as delta-spark)
+  int64_t num_deletion_vectors_added = 0;    ///< numDeletionVectorsAdded: new DVs
+  int64_t num_deletion_vectors_removed = 0;  ///< numDeletionVectorsRemoved: old DVs replaced or
+                                             ///< gone with their file
+  int64_t num_deletion_vectors_updated = 0;  ///< numDeletionVectorsUpdated: DVs replaced by larger
+                                             ///< ones
   int64_t num_added_change_files = 0;     ///< numAddedChangeFiles
   int64_t num_added_bytes = 0;            ///< numAddedBytes
   int64_t num_removed_bytes = 0;          ///< numRemovedBytes
@@ -59,7 +61,7 @@ struct UpdateMetrics {
 /// column, the value and the row; values are never wrapped silently.
 ///
 /// The commit (operation UPDATE, operationParameters `predicate` = JSON array of the predicate
-/// text, `["true"]` without one) records the predicate and the files read, as DELETE does
+/// text, `[]` without one, as delta-spark) records the predicate and the files read, as DELETE does
 /// (see DeleteBuilder); when no row matches nothing is committed. A failure leaves no file
 /// behind.
 ///

@@ -368,6 +368,15 @@ TEST_F(DeleteTest, RowTrackingKeepsRowIdsUnderDeletionVectorsAndSaysSoWhenRowsMo
   EXPECT_EQ(cow_commit.tags.at("delta.rowTracking.preserved"), "false");
 }
 
+TEST_F(DeleteTest, PredicateOnTheCurrentDateIsEvaluatedOnce) {
+  const auto root = MakeTable(kCopyOnWrite);
+  // current_date() is taken when the operation binds its predicate; the commit does not need it.
+  auto deleted = Delete(root, "id = 2 AND current_date() > DATE '2000-01-01'");
+  ASSERT_DELETES(deleted);
+  EXPECT_EQ(deleted->num_deleted_rows, 1);
+  EXPECT_EQ(ReadRows(root), Rows({"1|w|a", "3|null|a", "4|z|a", "10|p|b", "11|q|b", "12|r|b"}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Conflicts
 

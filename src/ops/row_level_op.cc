@@ -125,7 +125,9 @@ bool AllRowsMatchFile(const RowLevelOperation& op, int64_t file_row) {
   arrow::FieldVector data_fields;
   for (const auto& field : schema.fields()) {
     bool partition = false;
-    for (const auto& p : snapshot.partition_columns()) partition |= EqualsIgnoreCase(p, field->name());
+    for (const auto& p : snapshot.partition_columns()) {
+      partition |= EqualsIgnoreCase(p, field->name());
+    }
     if (!partition) {
       data_fields.push_back(field);
       continue;

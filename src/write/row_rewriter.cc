@@ -145,7 +145,9 @@ arrow::Result<FileRows> RowRewriter::Read(int64_t file_row) const {
     const auto& field = schema_->field(i);
     plan.output_fields.push_back(i);
     bool partition = false;
-    for (const auto& p : snapshot.partition_columns()) partition |= EqualsIgnoreCase(p, field->name());
+    for (const auto& p : snapshot.partition_columns()) {
+      partition |= EqualsIgnoreCase(p, field->name());
+    }
     plan.is_partition.push_back(partition);
     if (!partition) {
       task.partition_values.push_back(nullptr);

@@ -400,7 +400,8 @@ TEST_F(DeleteTest, ConcurrentRowDeleteInTheSameFileConflicts) {
 TEST_F(DeleteTest, RowDeleteLosesToConcurrentRemovalOfTheFileItRead) {
   const auto root = MakeTable(kCopyOnWrite);
   arrow::Result<DeleteMetrics> winner = arrow::Status::UnknownError("did not run");
-  auto table = HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
+  auto table =
+      HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
   auto lost = DeleteBuilder(table).Where("id = 2").Execute();
   ASSERT_TRUE(winner.ok()) << winner.status().ToString();
   ASSERT_FALSE(lost.ok());
@@ -412,7 +413,8 @@ TEST_F(DeleteTest, RowDeleteLosesToConcurrentRemovalOfTheFileItRead) {
 TEST_F(DeleteTest, WholeFileDeleteLosesToConcurrentRemovalOfItsFileUnderEitherIsolation) {
   const auto root = MakeTable(kCopyOnWrite);
   arrow::Result<DeleteMetrics> winner = arrow::Status::UnknownError("did not run");
-  auto table = HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
+  auto table =
+      HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
   // The files a DELETE removes unread count as read (as in delta-spark), so losing them to a
   // concurrent removal is a delete-read conflict whatever the isolation level; a delete-delete
   // conflict needs a blind removal (see the transaction tests).

@@ -242,7 +242,8 @@ class HookedLogStore final : public LogStore {
 };
 
 /// A handle on `root` whose first commit runs `hook` first.
-inline std::shared_ptr<DeltaTable> HookedTable(const std::string& root, std::function<void()> hook) {
+inline std::shared_ptr<DeltaTable> HookedTable(const std::string& root,
+                                               std::function<void()> hook) {
   auto table = DeltaTable::Open(root, std::make_shared<HookedLogStore>(std::move(hook)));
   EXPECT_TRUE(table.ok()) << table.status().ToString();
   return table.ok() ? *table : nullptr;

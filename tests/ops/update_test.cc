@@ -258,7 +258,8 @@ TEST_F(UpdateTest, NotNullColumnRefusesNull) {
 }
 
 TEST_F(UpdateTest, ValueThatDoesNotFitTheColumnIsRefusedNamingColumnAndRow) {
-  auto schema = arrow::schema({arrow::field("id", arrow::int64()), arrow::field("small", arrow::int32())});
+  auto schema = arrow::schema(
+      {arrow::field("id", arrow::int64()), arrow::field("small", arrow::int32())});
   auto ints = testing::Ints({1, 2});
   const auto root = MakeDdlTable("id BIGINT, small INT", kCopyOnWrite,
                                  testing::Batch(schema, {Longs({1, 2}), ints}), "narrow");
@@ -276,7 +277,8 @@ TEST_F(UpdateTest, ValueThatDoesNotFitTheColumnIsRefusedNamingColumnAndRow) {
 }
 
 TEST_F(UpdateTest, GeneratedColumnsAreComputedAgainAndAssignedOnesChecked) {
-  auto schema = arrow::schema({arrow::field("a", arrow::int64()), arrow::field("b", arrow::int64())});
+  auto schema =
+      arrow::schema({arrow::field("a", arrow::int64()), arrow::field("b", arrow::int64())});
   const auto root = MakeDdlTable("a BIGINT, b BIGINT, g BIGINT GENERATED ALWAYS AS (a * 2)",
                                  kWithDv, testing::Batch(schema, {Longs({1, 2}), Longs({5, 6})}),
                                  "generated");
@@ -345,7 +347,8 @@ TEST_F(UpdateTest, UnknownColumnOrNoAssignmentIsRefused) {
 TEST_F(UpdateTest, ConcurrentRemovalOfTheFileReadFailsTheUpdateAndLeavesNothing) {
   const auto root = MakeTable(kWithDv);
   arrow::Result<DeleteMetrics> winner = arrow::Status::UnknownError("did not run");
-  auto table = HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
+  auto table =
+      HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
   auto lost = UpdateBuilder(table).Set("name", "'n'").Where("id = 2").Execute();
   ASSERT_TRUE(winner.ok()) << winner.status().ToString();
   ASSERT_FALSE(lost.ok());

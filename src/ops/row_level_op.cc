@@ -76,7 +76,15 @@ arrow::Result<RowLevelOperation> StartRowLevelOperation(
     op.bound = std::move(*bound);
     ARROW_ASSIGN_OR_RAISE(auto match, ToArrowFilter(*op.bound));
     ARROW_ASSIGN_OR_RAISE(op.match, match.Bind(*snapshot.schema()));
-    op.txn->ReadPredicate(*predicate);
+    // The transaction binds its read predicates again when it checks conflicts, without the
+    // current time (its value would differ); a predicate that needs it counts as reading the
+    // whole table, which is never less strict.
+    auto parsed = ParseExpression(*predicate);
+    if (parsed.ok() && BindPredicate(*parsed, *snapshot.schema()).ok()) {
+      op.txn->ReadPredicate(*predicate);
+    } else {
+      op.txn->ReadWholeTable();
+    }
     ARROW_ASSIGN_OR_RAISE(auto scan, snapshot.NewScan().Filter(*predicate).Build());
     std::map<std::string, int64_t> row_of;
     if (snapshot.files()) {
@@ -125,7 +133,9 @@ bool AllRowsMatchFile(const RowLevelOperation& op, int64_t file_row) {
   arrow::FieldVector data_fields;
   for (const auto& field : schema.fields()) {
     bool partition = false;
-    for (const auto& p : snapshot.partition_columns()) partition |= EqualsIgnoreCase(p, field->name());
+    for (const auto& p : snapshot.partition_columns()) {
+      partition |= EqualsIgnoreCase(p, field->name());
+    }
     if (!partition) {
       data_fields.push_back(field);
       continue;

@@ -9,129 +9,19 @@
 
 #include "deltacpp/error.h"
 #include "deltacpp/ops/update.h"
-#include "expr/binder.h"
+#include "expr/assignment.h"
 #include "expr/parser.h"
-#include "expr/to_arrow.h"
 #include "ops/generated_columns.h"
 #include "ops/identity_columns.h"
 #include "ops/op_util.h"
 #include "ops/option_text.h"
 #include "ops/row_constraints.h"
 #include "ops/row_level_op.h"
-#include "util/uri.h"
 #include "write/string_validation.h"
 
 namespace deltacpp {
 
 using namespace internal;  // NOLINT: operations glue the internal layers together
-
-namespace {
-
-// One SET, bound to the table schema.
-struct Assignment {
-  int index = -1;       // position of the column in the table schema
-  std::string column;   // the column's name as in the schema
-  std::string sql;      // the expression as given
-  std::shared_ptr<arrow::DataType> source_type;
-  arrow::compute::Expression value;  // over the table schema
-};
-
-bool IsNumeric(const arrow::DataType& t) {
-  return arrow::is_integer(t.id()) || arrow::is_floating(t.id()) || arrow::is_decimal(t.id());
-}
-
-bool IsTemporal(const arrow::DataType& t) {
-  return t.id() == arrow::Type::DATE32 || t.id() == arrow::Type::TIMESTAMP;
-}
-
-// Binds `sql` as the new value of `column`. The value's type must be storable in the column:
-// the same type, a numeric type into a numeric column, a date or timestamp into a date or
-// timestamp column, or NULL. Kept to this one function (and EvaluateAssignment) so that the
-// expression layer's store-assignment rules can take their place.
-arrow::Result<Assignment> BindAssignment(const std::string& column, const std::string& sql,
-                                         const arrow::Schema& schema, const std::string& context) {
-  Assignment out;
-  for (int i = 0; i < schema.num_fields(); ++i) {
-    if (!EqualsIgnoreCase(schema.field(i)->name(), column)) continue;
-    if (out.index >= 0) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("{}SET of '{}': the name matches several columns", context,
-                                    column));
-    }
-    out.index = i;
-  }
-  if (out.index < 0) {
-    return DeltaError(DeltaErrorCode::kInvalidArgument,
-                      fmt::format("{}SET of '{}': no such column; columns are {}", context,
-                                  column, schema.ToString()));
-  }
-  const auto& field = schema.field(out.index);
-  out.column = field->name();
-  out.sql = sql;
-  auto bound = [&]() -> arrow::Result<BoundExpr> {
-    ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(sql));
-    return Bind(parsed, schema, /*allow_current_time=*/true);
-  }();
-  if (!bound.ok()) {
-    return bound.status().WithMessage(fmt::format("{}SET {} = {}: {}", context, out.column, sql,
-                                                  bound.status().message()));
-  }
-  out.source_type = bound->type;
-  const auto& target = *field->type();
-  const auto& source = *out.source_type;
-  const bool storable = source.Equals(target) || source.id() == arrow::Type::NA ||
-                        (IsNumeric(source) && IsNumeric(target)) ||
-                        (IsTemporal(source) && IsTemporal(target));
-  if (!storable) {
-    return DeltaError(DeltaErrorCode::kInvalidExpression,
-                      fmt::format("{}SET {} = {}: a value of type {} cannot be stored in column "
-                                  "'{}' of type {}",
-                                  context, out.column, sql, source.ToString(), out.column,
-                                  target.ToString()));
-  }
-  ARROW_ASSIGN_OR_RAISE(auto value, ToArrowExpression(*bound));
-  ARROW_ASSIGN_OR_RAISE(out.value, value.Bind(schema));
-  return out;
-}
-
-// The new values of one assignment for `rows`, of the column's type. A value that does not
-// fit (overflow, lost digits) is an error naming the column and the row (counting from 1 over
-// the rows of the file); fractions going into integer columns are truncated toward zero, as a
-// cast does in Spark.
-arrow::Result<std::shared_ptr<arrow::Array>> EvaluateAssignment(
-    const Assignment& assignment, const arrow::RecordBatch& rows,
-    const std::shared_ptr<arrow::DataType>& target, const std::string& context) {
-  ARROW_ASSIGN_OR_RAISE(auto datum, arrow::compute::ExecuteScalarExpression(
-                                        assignment.value, arrow::compute::ExecBatch(rows)));
-  std::shared_ptr<arrow::Array> values;
-  if (datum.is_array()) {
-    values = datum.make_array();
-  } else {
-    ARROW_ASSIGN_OR_RAISE(values, arrow::MakeArrayFromScalar(*datum.scalar(), rows.num_rows()));
-  }
-  if (values->type()->Equals(*target)) return values;
-  if (values->type()->id() == arrow::Type::NA) {
-    return arrow::MakeArrayOfNull(target, values->length());
-  }
-  auto options = arrow::compute::CastOptions::Safe(target);
-  options.allow_float_truncate = true;
-  auto cast = arrow::compute::Cast(*values, target, options);
-  if (cast.ok()) return *cast;
-  for (int64_t r = 0; r < values->length(); ++r) {
-    auto one = arrow::compute::Cast(*values->Slice(r, 1), target, options);
-    if (one.ok()) continue;
-    auto scalar = values->GetScalar(r);
-    return DeltaError(DeltaErrorCode::kConstraintViolation,
-                      fmt::format("{}SET {} = {}: the value {} of row {} ({}) does not fit "
-                                  "column '{}' of type {}",
-                                  context, assignment.column, assignment.sql,
-                                  scalar.ok() ? (*scalar)->ToString() : "?", r + 1,
-                                  RowText(rows, r), assignment.column, target->ToString()));
-  }
-  return cast.status();
-}
-
-}  // namespace
 
 std::vector<std::pair<std::string, int64_t>> UpdateMetrics::Named() const {
   return {
@@ -170,15 +60,23 @@ arrow::Result<UpdateMetrics> UpdateBuilder::Execute() const {
   const std::string context =
       fmt::format("UPDATE on table {} version {}: ", snapshot.table_root(), snapshot.version());
 
-  std::vector<Assignment> assignments;
+  std::vector<BoundAssignment> assignments;
   std::set<int> assigned;
   for (const auto& [column, sql] : assignments_) {
-    ARROW_ASSIGN_OR_RAISE(auto a, BindAssignment(column, sql, *schema, context));
-    if (!assigned.insert(a.index).second) {
-      return DeltaError(DeltaErrorCode::kInvalidArgument,
-                        fmt::format("{}column '{}' is SET twice", context, a.column));
+    auto parsed = ParseExpression(sql);
+    if (!parsed.ok()) {
+      return parsed.status().WithMessage(
+          fmt::format("{}SET {} = {}: {}", context, column, sql, parsed.status().message()));
     }
-    assignments.push_back(std::move(a));
+    auto bound = BindAssignment(column, *parsed, *schema);
+    if (!bound.ok()) {
+      return bound.status().WithMessage(fmt::format("{}{}", context, bound.status().message()));
+    }
+    if (!assigned.insert(bound->field_index).second) {
+      return DeltaError(DeltaErrorCode::kInvalidArgument,
+                        fmt::format("{}column '{}' is SET twice", context, bound->target->name()));
+    }
+    assignments.push_back(std::move(*bound));
   }
   // The columns the update supplies: the generated columns it does not assign are computed
   // again from the new rows, the ones it assigns are checked against their expressions.
@@ -205,13 +103,15 @@ arrow::Result<UpdateMetrics> UpdateBuilder::Execute() const {
                                              std::nullopt));
 
   // The updated version of `old_rows` (all in the table schema).
+  // Row numbers in errors count the updated rows of one file, which the message names.
+  const std::string where_prefix =
+      fmt::format("UPDATE on table {} version {}", snapshot.table_root(), snapshot.version());
   auto new_rows_of = [&](const std::shared_ptr<arrow::RecordBatch>& old_rows)
       -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
     auto columns = old_rows->columns();
     for (const auto& a : assignments) {
-      ARROW_ASSIGN_OR_RAISE(columns[a.index],
-                            EvaluateAssignment(a, *old_rows, schema->field(a.index)->type(),
-                                               context));
+      ARROW_ASSIGN_OR_RAISE(columns[a.field_index],
+                            EvaluateAssignment(a, old_rows, 0, where_prefix));
     }
     auto rows = arrow::RecordBatch::Make(schema, old_rows->num_rows(), std::move(columns));
     if (!generated.empty()) {
@@ -269,7 +169,8 @@ arrow::Result<UpdateMetrics> UpdateBuilder::Execute() const {
   metrics.num_updated_rows = outcome.updated_rows;
   metrics.num_copied_rows = outcome.copied_rows;
   metrics.num_added_files = outcome.added_files;
-  metrics.num_removed_files = outcome.removed_files;
+  // As delta-spark: every file the update touched, also those re-added with a deletion vector.
+  metrics.num_removed_files = static_cast<int64_t>(outcome.removes.size());
   metrics.num_deletion_vectors_added = outcome.deletion_vectors_added;
   metrics.num_deletion_vectors_removed = outcome.deletion_vectors_removed;
   metrics.num_deletion_vectors_updated = outcome.deletion_vectors_updated;
@@ -290,7 +191,7 @@ arrow::Result<UpdateMetrics> UpdateBuilder::Execute() const {
   ARROW_ASSIGN_OR_RAISE(
       metrics.version,
       CommitRowLevelOperation(op, std::move(outcome),
-                              {{"predicate", JsonStringArray({predicate_.value_or("true")})}},
+                              {{"predicate", predicate_ ? JsonStringArray({*predicate_}) : "[]"}},
                               named));
   return metrics;
 }

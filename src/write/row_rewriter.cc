@@ -145,7 +145,9 @@ arrow::Result<FileRows> RowRewriter::Read(int64_t file_row) const {
     const auto& field = schema_->field(i);
     plan.output_fields.push_back(i);
     bool partition = false;
-    for (const auto& p : snapshot.partition_columns()) partition |= EqualsIgnoreCase(p, field->name());
+    for (const auto& p : snapshot.partition_columns()) {
+      partition |= EqualsIgnoreCase(p, field->name());
+    }
     plan.is_partition.push_back(partition);
     if (!partition) {
       task.partition_values.push_back(nullptr);
@@ -256,10 +258,9 @@ arrow::Status RowRewriter::WriteDeletedAsChangeData(
 
 arrow::Status RowRewriter::RemoveWholeFile(int64_t file_row) {
   if (finished_) return arrow::Status::Invalid("RowRewriter: already finished");
-  if (std::find(seen_rows_.begin(), seen_rows_.end(), file_row) != seen_rows_.end()) {
+  if (!seen_rows_.insert(file_row).second) {
     return FileError(file_row, arrow::Status::Invalid("the file is changed twice"));
   }
-  seen_rows_.push_back(file_row);
   // Live rows from the stats when they are there (the metric only; nothing depends on it).
   const auto remove = RemoveForLiveFile(*options_.snapshot->files(), file_row, 0);
   if (remove.stats) {
@@ -288,10 +289,9 @@ arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArra
     if (dropped[i]) positions.push_back(file.positions[i]);
   }
   if (positions.empty()) return arrow::Status::OK();
-  if (std::find(seen_rows_.begin(), seen_rows_.end(), file.file_row) != seen_rows_.end()) {
+  if (!seen_rows_.insert(file.file_row).second) {
     return FileError(file.file_row, arrow::Status::Invalid("the file is changed twice"));
   }
-  seen_rows_.push_back(file.file_row);
   const auto n = static_cast<int64_t>(positions.size());
   outcome_.deleted_rows += n;
   if (n == file.rows->num_rows()) {
@@ -360,10 +360,9 @@ arrow::Status RowRewriter::Update(const FileRows& file, const arrow::BooleanArra
                                                            new_rows->num_rows(), " new rows"));
   }
   if (n == 0) return arrow::Status::OK();
-  if (std::find(seen_rows_.begin(), seen_rows_.end(), file.file_row) != seen_rows_.end()) {
+  if (!seen_rows_.insert(file.file_row).second) {
     return FileError(file.file_row, arrow::Status::Invalid("the file is changed twice"));
   }
-  seen_rows_.push_back(file.file_row);
   outcome_.updated_rows += n;
   ARROW_ASSIGN_OR_RAISE(auto old_rows, Select(file.rows, replaced));
   auto st = WriteRows(new_rows);
@@ -425,10 +424,10 @@ arrow::Result<RewriteOutcome> RowRewriter::Finish() {
       add.base_row_id = remove.base_row_id;
       add.default_row_commit_version = remove.default_row_commit_version;
       if (providers.IsValid(row)) add.clustering_provider = std::string(providers.GetView(row));
+      ++outcome_.deletion_vectors_added;
       if (remove.deletion_vector) {
         ++outcome_.deletion_vectors_updated;
-      } else {
-        ++outcome_.deletion_vectors_added;
+        ++outcome_.deletion_vectors_removed;
       }
       outcome_.removes.push_back(std::move(remove));
       readded.push_back(std::move(add));

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "deltacpp/actions.h"
@@ -54,9 +55,11 @@ struct RewriteOutcome {
   int64_t removed_bytes = 0;
   int64_t added_files = 0;    ///< new data files
   int64_t added_bytes = 0;
-  int64_t deletion_vectors_added = 0;    ///< files that got their first DV
-  int64_t deletion_vectors_updated = 0;  ///< files whose DV was replaced by a larger one
-  int64_t deletion_vectors_removed = 0;  ///< DVs that went with their file
+  /// As delta-spark counts them: every new DV; the files whose DV was replaced by a larger
+  /// one; every old DV that goes (replaced, or with its file).
+  int64_t deletion_vectors_added = 0;
+  int64_t deletion_vectors_updated = 0;
+  int64_t deletion_vectors_removed = 0;
   /// Rows written to new data files (copied or updated): their row ids are not kept.
   bool rows_moved = false;
 };
@@ -141,7 +144,7 @@ class RowRewriter {
   std::vector<std::pair<int64_t, std::optional<std::vector<uint64_t>>>> pending_deletes_;
   std::vector<DeletionVectorRequest> dv_requests_;
   std::vector<int64_t> dv_request_rows_;  ///< file row of each DV request
-  std::vector<int64_t> seen_rows_;
+  std::unordered_set<int64_t> seen_rows_;  ///< files already changed
   RewriteOutcome outcome_;
   bool finished_ = false;
 };

@@ -156,8 +156,11 @@ TEST_F(DeleteTest, SecondDeleteExtendsTheDeletionVectorAndTheLastRowsRemoveTheFi
   auto second = Delete(root, "id = 3 OR id = 11");
   ASSERT_DELETES(second);
   EXPECT_EQ(second->num_deleted_rows, 2);
-  EXPECT_EQ(second->num_deletion_vectors_added, 1);    // the file of part b
-  EXPECT_EQ(second->num_deletion_vectors_updated, 1);  // the file of part a
+  // As delta-spark counts: two new DVs, one of them replacing part a's (removed and updated).
+  EXPECT_EQ(second->num_deletion_vectors_added, 2);
+  EXPECT_EQ(second->num_deletion_vectors_updated, 1);
+  EXPECT_EQ(second->num_deletion_vectors_removed, 1);
+  EXPECT_EQ(second->num_removed_files, 0);
   const auto commit = ReadCommitFile(root, *second->version);
   bool saw_union = false;
   for (const auto& r : commit.removes) {
@@ -344,6 +347,36 @@ TEST_F(DeleteTest, ColumnMappingTableDeletesByLogicalNames) {
   EXPECT_EQ(ReadRows(root), Rows({"1|w|a", "3|null|a", "10|p|b", "11|q|b"}));
 }
 
+TEST_F(DeleteTest, RowTrackingKeepsRowIdsUnderDeletionVectorsAndSaysSoWhenRowsMove) {
+  const auto dv = MakeTable({{"delta.enableRowTracking", "true"},
+                             {"delta.enableDeletionVectors", "true"}}, true, "dv");
+  const auto added = ReadCommitFile(dv, 1).adds;
+  ASSERT_EQ(added.size(), 1u);
+  ASSERT_TRUE(added[0].base_row_id.has_value());
+  auto by_dv = Delete(dv, "id = 2");
+  ASSERT_DELETES(by_dv);
+  const auto dv_commit = ReadCommitFile(dv, *by_dv->version);
+  ASSERT_EQ(dv_commit.adds.size(), 1u);
+  EXPECT_EQ(dv_commit.adds[0].base_row_id, added[0].base_row_id);  // same rows, same ids
+  EXPECT_EQ(dv_commit.tags.count("delta.rowTracking.preserved"), 0u);
+
+  const auto cow = MakeTable({{"delta.enableRowTracking", "true"}}, true, "cow");
+  auto rewritten = Delete(cow, "id = 2");
+  ASSERT_DELETES(rewritten);
+  const auto cow_commit = ReadCommitFile(cow, *rewritten->version);
+  ASSERT_EQ(cow_commit.tags.count("delta.rowTracking.preserved"), 1u);
+  EXPECT_EQ(cow_commit.tags.at("delta.rowTracking.preserved"), "false");
+}
+
+TEST_F(DeleteTest, PredicateOnTheCurrentDateIsEvaluatedOnce) {
+  const auto root = MakeTable(kCopyOnWrite);
+  // current_date() is taken when the operation binds its predicate; the commit does not need it.
+  auto deleted = Delete(root, "id = 2 AND current_date() > DATE '2000-01-01'");
+  ASSERT_DELETES(deleted);
+  EXPECT_EQ(deleted->num_deleted_rows, 1);
+  EXPECT_EQ(ReadRows(root), Rows({"1|w|a", "3|null|a", "4|z|a", "10|p|b", "11|q|b", "12|r|b"}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Conflicts
 
@@ -367,7 +400,8 @@ TEST_F(DeleteTest, ConcurrentRowDeleteInTheSameFileConflicts) {
 TEST_F(DeleteTest, RowDeleteLosesToConcurrentRemovalOfTheFileItRead) {
   const auto root = MakeTable(kCopyOnWrite);
   arrow::Result<DeleteMetrics> winner = arrow::Status::UnknownError("did not run");
-  auto table = HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
+  auto table =
+      HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
   auto lost = DeleteBuilder(table).Where("id = 2").Execute();
   ASSERT_TRUE(winner.ok()) << winner.status().ToString();
   ASSERT_FALSE(lost.ok());
@@ -379,7 +413,8 @@ TEST_F(DeleteTest, RowDeleteLosesToConcurrentRemovalOfTheFileItRead) {
 TEST_F(DeleteTest, WholeFileDeleteLosesToConcurrentRemovalOfItsFileUnderEitherIsolation) {
   const auto root = MakeTable(kCopyOnWrite);
   arrow::Result<DeleteMetrics> winner = arrow::Status::UnknownError("did not run");
-  auto table = HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
+  auto table =
+      HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
   // The files a DELETE removes unread count as read (as in delta-spark), so losing them to a
   // concurrent removal is a delete-read conflict whatever the isolation level; a delete-delete
   // conflict needs a blind removal (see the transaction tests).
@@ -421,6 +456,31 @@ TEST_F(DeleteTest, ConcurrentAppendElsewhereDoesNotConflict) {
   auto done = DeleteBuilder(table).Where("part = 'a' AND id > 1").Execute();
   ASSERT_TRUE(done.ok()) << done.status().ToString();
   EXPECT_EQ(ReadRows(root), Rows({"1|w|a", "10|p|b", "11|q|b", "12|r|b", "20|n|c"}));
+}
+
+TEST_F(DeleteTest, LosingDeleteLeavesNoDeletionVectorFileBehind) {
+  const std::string root = (dir_.path() / "big").string();
+  CreateIdNamePart(root, kWithDv, /*partitioned=*/true);
+  std::vector<int64_t> ids;
+  std::vector<std::optional<std::string>> names;
+  for (int64_t i = 0; i < 2000; ++i) {
+    ids.push_back(i);
+    names.push_back("n");
+  }
+  AppendIdNamePart(root, ids, names, "a");
+  size_t dv_files_before_commit = 0;
+  arrow::Result<DeleteMetrics> winner = arrow::Status::UnknownError("did not run");
+  auto table = HookedTable(root, [&] {
+    dv_files_before_commit = DeletionVectorFiles(root).size();
+    winner = DeleteBuilder(root).Where("part = 'a'").Execute();
+  });
+  // 1000 scattered rows: a bitmap far above the inline limit, so it goes to a DV file.
+  auto lost = DeleteBuilder(table).Where("id % 2 = 0").Execute();
+  ASSERT_TRUE(winner.ok()) << winner.status().ToString();
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(Code(lost.status()), "ConcurrentDeleteRead") << lost.status().ToString();
+  EXPECT_EQ(dv_files_before_commit, 1u) << "the losing delete wrote no DV file to clean up";
+  EXPECT_TRUE(DeletionVectorFiles(root).empty());
 }
 
 }  // namespace

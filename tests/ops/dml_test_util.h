@@ -63,6 +63,7 @@ struct FileActionInfo {
   std::optional<int64_t> dv_cardinality;
   std::map<std::string, std::optional<std::string>> partition_values;
   bool data_change = true;
+  std::optional<int64_t> base_row_id;
 };
 
 /// The actions of one commit file.
@@ -83,6 +84,7 @@ inline FileActionInfo ParseFileAction(const rapidjson::Value& a) {
   out.path = a["path"].GetString();
   if (a.HasMember("stats") && a["stats"].IsString()) out.stats = a["stats"].GetString();
   if (a.HasMember("dataChange")) out.data_change = a["dataChange"].GetBool();
+  if (a.HasMember("baseRowId")) out.base_row_id = a["baseRowId"].GetInt64();
   if (a.HasMember("partitionValues")) {
     for (const auto& pv : a["partitionValues"].GetObject()) {
       out.partition_values[pv.name.GetString()] =
@@ -240,7 +242,8 @@ class HookedLogStore final : public LogStore {
 };
 
 /// A handle on `root` whose first commit runs `hook` first.
-inline std::shared_ptr<DeltaTable> HookedTable(const std::string& root, std::function<void()> hook) {
+inline std::shared_ptr<DeltaTable> HookedTable(const std::string& root,
+                                               std::function<void()> hook) {
   auto table = DeltaTable::Open(root, std::make_shared<HookedLogStore>(std::move(hook)));
   EXPECT_TRUE(table.ok()) << table.status().ToString();
   return table.ok() ? *table : nullptr;

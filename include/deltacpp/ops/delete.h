@@ -25,9 +25,11 @@ struct DeleteMetrics {
   int64_t num_removed_files = 0;          ///< numRemovedFiles: files removed or rewritten
   int64_t num_added_files = 0;            ///< numAddedFiles: new data files
   int64_t num_copied_rows = 0;            ///< numCopiedRows: kept rows of rewritten files
-  int64_t num_deletion_vectors_added = 0;    ///< numDeletionVectorsAdded: first DV of a file
-  int64_t num_deletion_vectors_removed = 0;  ///< numDeletionVectorsRemoved: DVs of removed files
-  int64_t num_deletion_vectors_updated = 0;  ///< numDeletionVectorsUpdated: DVs extended
+  int64_t num_deletion_vectors_added = 0;    ///< numDeletionVectorsAdded: new DVs
+  int64_t num_deletion_vectors_removed = 0;  ///< numDeletionVectorsRemoved: old DVs replaced or
+                                             ///< gone with their file
+  int64_t num_deletion_vectors_updated = 0;  ///< numDeletionVectorsUpdated: DVs replaced by larger
+                                             ///< ones
   int64_t num_added_change_files = 0;     ///< numAddedChangeFiles
   int64_t num_removed_bytes = 0;          ///< numRemovedBytes
   int64_t num_added_bytes = 0;            ///< numAddedBytes

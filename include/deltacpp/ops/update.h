@@ -24,10 +24,12 @@ struct UpdateMetrics {
   int64_t num_updated_rows = 0;           ///< numUpdatedRows
   int64_t num_copied_rows = 0;            ///< numCopiedRows: unchanged rows of rewritten files
   int64_t num_added_files = 0;            ///< numAddedFiles: new data files
-  int64_t num_removed_files = 0;          ///< numRemovedFiles: files removed or rewritten
-  int64_t num_deletion_vectors_added = 0;    ///< numDeletionVectorsAdded: first DV of a file
-  int64_t num_deletion_vectors_removed = 0;  ///< numDeletionVectorsRemoved: DVs of removed files
-  int64_t num_deletion_vectors_updated = 0;  ///< numDeletionVectorsUpdated: DVs extended
+  int64_t num_removed_files = 0;          ///< numRemovedFiles: files touched (as delta-spark)
+  int64_t num_deletion_vectors_added = 0;    ///< numDeletionVectorsAdded: new DVs
+  int64_t num_deletion_vectors_removed = 0;  ///< numDeletionVectorsRemoved: old DVs replaced or
+                                             ///< gone with their file
+  int64_t num_deletion_vectors_updated = 0;  ///< numDeletionVectorsUpdated: DVs replaced by larger
+                                             ///< ones
   int64_t num_added_change_files = 0;     ///< numAddedChangeFiles
   int64_t num_added_bytes = 0;            ///< numAddedBytes
   int64_t num_removed_bytes = 0;          ///< numRemovedBytes
@@ -53,20 +55,22 @@ struct UpdateMetrics {
 /// Rules enforced on the new rows before anything is committed (ConstraintViolation naming the
 /// column or constraint and the row): NOT NULL, CHECK constraints, invariants, generated
 /// columns (a SET of a generated column must equal its expression); a SET of a GENERATED
-/// ALWAYS identity column is refused (BY DEFAULT ones may be set). A value that does not fit
-/// the column's type (overflow, a conversion that is not allowed) is refused naming the column
-/// and the row; values are never wrapped or truncated silently.
+/// ALWAYS identity column is refused (BY DEFAULT ones may be set). Values are stored under
+/// Spark's ANSI store-assignment rules (expr/assignment.h): a value type the column cannot take
+/// is InvalidExpression, a value that does not fit (overflow) is SchemaMismatch naming the
+/// column, the value and the row; values are never wrapped silently.
 ///
 /// The commit (operation UPDATE, operationParameters `predicate` = JSON array of the predicate
-/// text, `["true"]` without one) records the predicate and the files read, as DELETE does
+/// text, `[]` without one, as delta-spark) records the predicate and the files read, as DELETE does
 /// (see DeleteBuilder); when no row matches nothing is committed. A failure leaves no file
 /// behind.
 ///
-/// Errors: TableNotFound; InvalidArgument (no SET, a column assigned twice or unknown, text
-/// that is not valid UTF-8); InvalidExpression (a predicate or expression that does not parse
-/// or bind, a value type that cannot be stored in the column); ConstraintViolation;
-/// SchemaMismatch (a new value that is not valid UTF-8); AppendOnlyViolation;
-/// UnsupportedFeature; the commit conflicts of Transaction.
+/// Errors: TableNotFound; InvalidArgument (no SET, a column assigned twice, text that is not
+/// valid UTF-8, a value whose computation fails); InvalidExpression (an unknown column, a
+/// predicate or expression that does not parse or bind, a value type the column cannot take);
+/// ConstraintViolation; SchemaMismatch (a value that does not fit its column, a new string
+/// that is not valid UTF-8); AppendOnlyViolation; UnsupportedFeature (a nested SET target,
+/// among others); the commit conflicts of Transaction.
 class UpdateBuilder {
  public:
   explicit UpdateBuilder(std::shared_ptr<DeltaTable> table) : table_(std::move(table)) {}

@@ -246,7 +246,7 @@ TEST_F(DeleteTest, HistoryRecordsOperationPredicateAndMetrics) {
   EXPECT_EQ((*history)[0].operation, "DELETE");
   EXPECT_EQ((*history)[0].operation_parameters, R"({"predicate":"[\"id = 2\"]"})");
   const auto commit = ReadCommitFile(root, *deleted->version);
-  EXPECT_EQ(commit.isolation_level, "WriteSerializable");  // delta-spark's default for DML
+  EXPECT_EQ(commit.isolation_level, "WriteSerializable");  // the table sets no level
   std::set<std::string> names;
   for (const auto& [name, value] : commit.metrics) names.insert(name);
   EXPECT_EQ(names, (std::set<std::string>{

@@ -13,6 +13,7 @@
 #include "expr/binder.h"
 #include "expr/coerce.h"
 #include "expr/to_arrow.h"
+#include "util/temporal.h"
 #include "util/uri.h"
 
 namespace deltacpp::internal {
@@ -50,10 +51,7 @@ Assignable StoreAssignable(const arrow::DataType& from, const arrow::DataType& t
   const bool from_number = IsNumericType(from) || IsBool(from);
   if (from_number && (IsNumericType(to) || IsBool(to))) return Assignable::kYes;
   if (IsStringType(to)) {
-    // Spark prints doubles and timestamps its own way (1.0E20, '2024-01-31 10:30:00.5').
-    if (IsFloatingType(from) || from.id() == arrow::Type::TIMESTAMP) {
-      return Assignable::kUnsupported;
-    }
+    if (from.id() == arrow::Type::HALF_FLOAT) return Assignable::kUnsupported;
     const bool atomic = from_number || IsStringType(from) || IsBinaryType(from) ||
                         IsDatetime(from);
     return atomic ? Assignable::kYes : Assignable::kRefused;
@@ -72,6 +70,59 @@ Assignable StoreAssignable(const arrow::DataType& from, const arrow::DataType& t
 // text). Decimals are parsed when stored instead, so that they round like every other value.
 bool ParsedByCast(const arrow::DataType& from, const arrow::DataType& to) {
   return IsStringType(from) && !IsStringType(to) && !IsBinaryType(to) && !IsDecimalType(to);
+}
+
+// A FLOAT or DOUBLE as Java's Float/Double.toString write it, which is how Spark casts them to
+// STRING: the shortest digits that read back to the same value, plain between 10^-3 and 10^7
+// (`1.9`, `100.0`, `0.001`), otherwise `d.dddE<n>` (`1.0E20`, `1.0E-4`).
+std::string JavaFloatingText(double value, bool single) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  if (value == 0) return std::signbit(value) ? "-0.0" : "0.0";
+  char buf[64];
+  auto result = single ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(value),
+                                       std::chars_format::scientific)
+                       : std::to_chars(buf, buf + sizeof(buf), value,
+                                       std::chars_format::scientific);
+  std::string_view text(buf, static_cast<size_t>(result.ptr - buf));  // e.g. -1.25e-05
+  std::string sign;
+  if (text.front() == '-') {
+    sign = "-";
+    text.remove_prefix(1);
+  }
+  const size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(0, e)) {
+    if (c != '.') digits += c;
+  }
+  int exponent = 0;
+  std::from_chars(text.data() + e + (text[e + 1] == '+' ? 2 : 1), text.data() + text.size(),
+                  exponent);
+  const double magnitude = std::fabs(value);
+  if (magnitude >= 1e-3 && magnitude < 1e7) {
+    std::string whole, fraction;
+    if (exponent >= 0) {
+      const size_t point = static_cast<size_t>(exponent) + 1;
+      if (digits.size() < point) digits.append(point - digits.size(), '0');
+      whole = digits.substr(0, point);
+      fraction = digits.substr(point);
+    } else {
+      whole = "0";
+      fraction = std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    }
+    return sign + whole + "." + (fraction.empty() ? "0" : fraction);
+  }
+  return sign + digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" +
+         std::to_string(exponent);
+}
+
+// Spark's text of a timestamp: `yyyy-mm-dd hh:mm:ss` and the fraction without trailing zeros.
+std::string SparkTimestampText(int64_t micros) {
+  std::string text = FormatTimestampMicros(micros);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+  }
+  return text;
 }
 
 // A decimal as plain text with all its scale digits ("0.0000000001", "-1.50"), as Spark 4
@@ -227,6 +278,35 @@ arrow::Result<std::shared_ptr<arrow::Array>> StoreAs(const std::shared_ptr<arrow
     ARROW_ASSIGN_OR_RAISE(auto nonzero,
                           cp::CallFunction("not_equal", {arrow::Datum(from), arrow::Datum(zero)}));
     return nonzero.make_array();
+  }
+  if (IsStringType(*to) && (IsFloatingType(type) || type.id() == arrow::Type::TIMESTAMP)) {
+    std::shared_ptr<arrow::Array> values = from;
+    if (type.id() == arrow::Type::TIMESTAMP &&
+        static_cast<const arrow::TimestampType&>(type).unit() != arrow::TimeUnit::MICRO) {
+      ARROW_ASSIGN_OR_RAISE(auto micros,
+                            cp::Cast(from, cp::CastOptions::Safe(arrow::timestamp(
+                                               arrow::TimeUnit::MICRO))));
+      values = micros.make_array();
+    }
+    arrow::StringBuilder builder;
+    for (int64_t i = 0; i < values->length(); ++i) {
+      if (values->IsNull(i)) {
+        ARROW_RETURN_NOT_OK(builder.AppendNull());
+      } else if (values->type_id() == arrow::Type::TIMESTAMP) {
+        ARROW_RETURN_NOT_OK(builder.Append(
+            SparkTimestampText(static_cast<const arrow::TimestampArray&>(*values).Value(i))));
+      } else if (values->type_id() == arrow::Type::FLOAT) {
+        ARROW_RETURN_NOT_OK(builder.Append(JavaFloatingText(
+            static_cast<const arrow::FloatArray&>(*values).Value(i), /*single=*/true)));
+      } else {
+        ARROW_RETURN_NOT_OK(builder.Append(JavaFloatingText(
+            static_cast<const arrow::DoubleArray&>(*values).Value(i), /*single=*/false)));
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(auto text, builder.Finish());
+    if (to->Equals(*text->type())) return text;
+    ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(text, cp::CastOptions::Safe(to)));
+    return cast.make_array();
   }
   if (IsStringType(*to) && type.id() == arrow::Type::DECIMAL128) {
     const auto& decimals = static_cast<const arrow::Decimal128Array&>(*from);

@@ -42,8 +42,8 @@ struct BoundAssignment {
 ///
 /// Errors: InvalidExpression naming the column for an unknown or ambiguous column, a value that
 /// does not bind, or a value type the column cannot take; UnsupportedFeature for a nested target
-/// and for the conversions Spark allows that deltacpp does not store yet (FLOAT/DOUBLE and
-/// TIMESTAMP to STRING, nested types that differ from the column's).
+/// and for the conversions Spark allows that deltacpp does not store yet (nested types that
+/// differ from the column's).
 arrow::Result<BoundAssignment> BindAssignment(const std::string& column, const ExprPtr& value,
                                               const arrow::Schema& schema,
                                               bool allow_current_time = true);
@@ -54,8 +54,9 @@ arrow::Result<BoundAssignment> BindAssignment(const std::string& column, const E
 /// column; decimals are rounded half up (away from zero) to the target scale; values stored in
 /// FLOAT/DOUBLE are rounded to the nearest representable value (a DOUBLE too large for FLOAT
 /// becomes infinity); numbers stored as BOOLEAN are TRUE unless zero; decimals become plain
-/// text (`0.0000000001`, never `1E-10`); text is parsed as CAST parses it; timestamps keep their
-/// date part (in UTC) in a DATE.
+/// text (`0.0000000001`, never `1E-10`), FLOAT/DOUBLE text as Java prints them (`1.9`,
+/// `1.0E20`), timestamps `2024-01-31 10:30:00.5` (UTC); text is parsed as CAST parses it;
+/// timestamps keep their date part (in UTC) in a DATE.
 ///
 /// `first_row` is the position of rows[0] within the operation, `context` (table, version, file)
 /// prefixes the messages. Errors name the column, the offending value and its 1-based row number

@@ -145,9 +145,9 @@ TEST_F(AssignmentTest, StructFromScalarIsRefused) {
   EXPECT_TRUE(IsDeltaError(BindSet("id", "s").status(), DeltaErrorCode::kInvalidExpression));
 }
 
-TEST_F(AssignmentTest, DoubleAndTimestampToStringAreNotSupportedYet) {
-  EXPECT_TRUE(IsDeltaError(BindSet("name", "dbl").status(), DeltaErrorCode::kUnsupportedFeature));
-  EXPECT_TRUE(IsDeltaError(BindSet("name", "ts").status(), DeltaErrorCode::kUnsupportedFeature));
+TEST_F(AssignmentTest, HalfFloatToStringIsNotSupported) {
+  schema_ = arrow::schema({arrow::field("h", arrow::float16()), arrow::field("s", arrow::utf8())});
+  EXPECT_TRUE(IsDeltaError(BindSet("s", "h").status(), DeltaErrorCode::kUnsupportedFeature));
 }
 
 TEST_F(AssignmentTest, CurrentTimeBindsOnlyWhenAllowed) {
@@ -265,6 +265,33 @@ TEST_F(AssignmentTest, NumbersIntoFloatingPointRound) {
   ASSERT_TRUE(got.ok()) << got.status();
   const auto& f = static_cast<const arrow::FloatArray&>(**got);
   EXPECT_TRUE(std::isinf(f.Value(0)) && f.Value(0) > 0);
+}
+
+// Observed with Spark 4 and delta-spark: SET s = dbl (1.9) stores '1.9', SET s = 1e20D
+// '1.0E20', SET s = ts '2024-01-31 10:30:00.5'. The other shapes follow Java's
+// Double.toString / Float.toString, which Spark's cast uses.
+TEST_F(AssignmentTest, DoublesAndTimestampsAreStoredAsSparkPrintsThem) {
+  ExpectValues("name", "dbl", arrow::utf8(), R"(["1.9", "-1.9", null])");
+  ExpectValues("name", "1e20", arrow::utf8(), R"(["1.0E20", "1.0E20", "1.0E20"])");
+  ExpectValues("name", "ts", arrow::utf8(), R"(["2024-01-31 10:30:00", "1970-01-01 00:00:00", null])");
+  ExpectValues("name", "TIMESTAMP '2024-01-31 10:30:00.5'", arrow::utf8(),
+               R"(["2024-01-31 10:30:00.5", "2024-01-31 10:30:00.5", "2024-01-31 10:30:00.5"])");
+  ExpectValues("name", "TIMESTAMP_NTZ '2024-01-31 10:30:00.000120'", arrow::utf8(),
+               R"(["2024-01-31 10:30:00.00012", "2024-01-31 10:30:00.00012",
+                   "2024-01-31 10:30:00.00012"])");
+  const std::vector<std::pair<std::string, std::string>> doubles = {
+      {"100.0D", "100.0"},     {"0.001D", "0.001"},       {"1e-4", "1.0E-4"},
+      {"1e7", "1.0E7"},        {"1234567.5D", "1234567.5"}, {"-0.0D", "-0.0"},
+      {"0.1D + 0.2D", "0.30000000000000004"}, {"123456789.125D", "1.23456789125E8"},
+      {"CAST('NaN' AS DOUBLE)", "NaN"}, {"-1e308 * 10", "-Infinity"}};
+  for (const auto& [sql, text] : doubles) {
+    auto got = Set("name", sql);
+    ASSERT_TRUE(got.ok()) << sql << ": " << got.status();
+    EXPECT_EQ(static_cast<const arrow::StringArray&>(**got).GetString(0), text) << sql;
+  }
+  // FLOAT values print their own shortest digits: 1.1F is '1.1', not the double's digits.
+  ExpectValues("name", "flt", arrow::utf8(), R"(["1.5", "2.5", null])");
+  ExpectValues("name", "1.1F", arrow::utf8(), R"(["1.1", "1.1", "1.1"])");
 }
 
 // Observed with Spark 4 and delta-spark: `UPDATE t SET i = '5'` stores 5, `SET d = '2024-02-01'`

@@ -145,11 +145,13 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadImpl(
 
   // Map each read_schema data column to a top-level file field.
   const auto& fields = plan.read_schema->fields();
+  std::vector<MetadataColumn> metadata_of = plan.metadata;  // may be left empty by callers
+  metadata_of.resize(fields.size(), MetadataColumn::kNone);
   std::vector<int> file_field(fields.size(), -1);
   std::vector<int> leaves;
   std::vector<int> top_level_read;  // file field indices, in the order read
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (plan.is_partition[i] || plan.metadata[i] != MetadataColumn::kNone) continue;
+    if (plan.is_partition[i] || metadata_of[i] != MetadataColumn::kNone) continue;
     int idx = FindFileField(*file_schema, *fields[i], plan.mode);
     file_field[i] = idx;
     if (idx >= 0 && std::find(top_level_read.begin(), top_level_read.end(), idx) == top_level_read.end()) {
@@ -202,8 +204,8 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadImpl(
         std::shared_ptr<arrow::Array> arr;
         if (plan.is_partition[i]) {
           ARROW_ASSIGN_OR_RAISE(arr, arrow::MakeArrayFromScalar(*task.partition_values[i], rg_rows));
-        } else if (plan.metadata[i] != MetadataColumn::kNone) {
-          ARROW_ASSIGN_OR_RAISE(arr, MetadataValues(plan.metadata[i], task, row, rg_rows));
+        } else if (metadata_of[i] != MetadataColumn::kNone) {
+          ARROW_ASSIGN_OR_RAISE(arr, MetadataValues(metadata_of[i], task, row, rg_rows));
         } else {
           ARROW_ASSIGN_OR_RAISE(arr, arrow::MakeArrayOfNull(fields[i]->type(), rg_rows));
         }
@@ -231,8 +233,8 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadImpl(
         std::shared_ptr<arrow::Array> arr;
         if (plan.is_partition[i]) {
           ARROW_ASSIGN_OR_RAISE(arr, arrow::MakeArrayFromScalar(*task.partition_values[i], n));
-        } else if (plan.metadata[i] != MetadataColumn::kNone) {
-          ARROW_ASSIGN_OR_RAISE(arr, MetadataValues(plan.metadata[i], task, row, n));
+        } else if (metadata_of[i] != MetadataColumn::kNone) {
+          ARROW_ASSIGN_OR_RAISE(arr, MetadataValues(metadata_of[i], task, row, n));
         } else if (file_field[i] < 0) {
           ARROW_ASSIGN_OR_RAISE(arr, arrow::MakeArrayOfNull(fields[i]->type(), n));
         } else {

@@ -30,8 +30,9 @@ struct FileReadPlan {
   std::shared_ptr<arrow::Schema> read_schema;
   /// Per read_schema field: true when it is a partition column.
   std::vector<bool> is_partition;
-  /// Per read_schema field: the metadata column it holds (kNone for the table's columns).
-  /// Metadata fields come after the table's fields.
+  /// Per read_schema field: the metadata column it holds (kNone for the table's columns; an
+  /// empty or shorter vector means kNone for the rest). Metadata fields come after the table's
+  /// fields.
   std::vector<MetadataColumn> metadata;
   /// Row filter over read_schema, already bound; nullopt for none.
   std::optional<arrow::compute::Expression> row_filter;

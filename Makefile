@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 DEMO_TABLE ?= $(BUILD)/demo-table
 
-.PHONY: all setup configure build run test test-asan test-ubsan bench clean format
+.PHONY: all setup configure build run test test-asan test-ubsan torture bench clean format
 
 all: build
 
@@ -30,6 +30,12 @@ test-asan: setup
 
 test-ubsan: setup
 	@JOBS=$(JOBS) scripts/test-sanitizer.sh undefined build-ubsan
+
+# Concurrent deltacpp processes killed at random, the table checked after every kill
+# (tests/torture/torture.py); `make test` runs it for 2 minutes.
+MINUTES ?= 10
+torture: build
+	@TZ=UTC .venv/bin/python tests/torture/torture.py --cli $(BUILD)/deltacpp --seconds $$(( $(MINUTES) * 60 ))
 
 bench: build
 	@scripts/bench.sh $(BUILD)

@@ -24,6 +24,8 @@ Action AddCreateCommand(CLI::App& app);
 Action AddWriteCommand(CLI::App& app);
 Action AddAlterCommand(CLI::App& app);
 Action AddCheckpointCommand(CLI::App& app);
+Action AddDeleteCommand(CLI::App& app);
+Action AddUpdateCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);

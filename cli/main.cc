@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <string>
+
 #include "commands.h"
 #include "deltacpp/api.h"
 
@@ -26,6 +28,24 @@ int main(int argc, char** argv) {
   add(deltacpp::cli::AddWriteCommand);
   add(deltacpp::cli::AddAlterCommand);
   add(deltacpp::cli::AddCheckpointCommand);
+  add(deltacpp::cli::AddDeleteCommand);
+  add(deltacpp::cli::AddUpdateCommand);
+  // A first word that names no command would otherwise reach the parser as an unexpected
+  // argument; say what it is and what the commands are.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    bool known = false;
+    std::string names;
+    for (const auto& [cmd, action] : commands) {
+      known |= cmd->check_name(word);
+      names += (names.empty() ? "" : ", ") + cmd->get_name();
+    }
+    if (!known) {
+      fmt::print(stderr, "deltacpp: error: '{}' is not a deltacpp command. Commands: {}\n"
+                 "Run 'deltacpp <command> --help' for a command's options.\n", word, names);
+      return 2;
+    }
+  }
   CLI11_PARSE(app, argc, argv);
   if (show_version) {
     fmt::print("deltacpp {}\n", deltacpp::kVersion);

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs each benchmark once at a tiny size in a temporary directory. Their correctness checks
 # (live-file counts, scan row counts and checksums, committed versions and row counts of the
-# appends) fail this script; the timings are not judged.
+# appends, row counts and sums after updates and deletes, deltacpp and delta-rs alike) fail this
+# script; the timings are not judged.
 set -euo pipefail
 BUILD="${1:-build}"
 cd "$(dirname "$0")/.."
-for bin in snapshot_load_bench scan_bench append_bench; do
+for bin in snapshot_load_bench scan_bench append_bench update_handle_bench; do
   if [[ ! -x "$BUILD/bench/$bin" ]]; then
     echo "bench-smoke: $BUILD/bench/$bin is missing; build it first" >&2
     exit 1
@@ -20,4 +21,8 @@ trap 'rm -rf "$TMP"' EXIT
 "$BUILD/bench/append_bench" --rows 20000 --runs 1 --commits 100 --files 200 --checkpoint-interval 10 \
   --appends 12 --cli-appends 2 --writers 3 --writer-commits 4 --cli "$BUILD/deltacpp" \
   --dir "$TMP/append"
+"$BUILD/bench/update_handle_bench" --rows 20000 --files 4 --updates 20 --dv 1 --dir "$TMP/update-handle"
+# DELETE and UPDATE against delta-rs: every run's table is checked.
+.venv/bin/python bench/dml_bench.py --cli "$BUILD/deltacpp" --rows 40000 --files 4 --runs 1 \
+  --dir "$TMP/dml"
 echo "bench-smoke: OK"

@@ -21,3 +21,11 @@ echo
 "$BUILD/bench/append_bench" --rows 10000000 --runs "$RUNS" --commits 10000 --files 10000 \
   --checkpoint-interval 10 --appends 200 --cli-appends 50 --writers 8 --writer-commits 25 \
   --cli "$BUILD/deltacpp" --dir "$DATA/append"
+echo
+for dv in 1 0; do
+  "$BUILD/bench/update_handle_bench" --rows 1000000 --files 40 --updates 1000 --dv "$dv" \
+    --dir "$DATA/update-handle"
+done
+echo
+.venv/bin/python bench/dml_bench.py --cli "$BUILD/deltacpp" --rows 10000000 --files 40 \
+  --runs "$RUNS" --dir "$DATA/dml" --json "$DATA/dml.json"

@@ -3,7 +3,7 @@
 # Debian packages (apt-get update at most once) and a pinned Python virtualenv in .venv whose
 # pyarrow wheel provides Arrow C++ / Parquet C++, plus the peers of the interoperability suite
 # (delta-rs, pyspark + delta-spark; Spark fetches Delta's jars from Maven Central into ~/.ivy2
-# on its first start and reuses them after).
+# on its first start and reuses them after). `scripts/setup.sh --fuzz` adds clang for the fuzzers.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -13,6 +13,13 @@ DEB_PACKAGES=(g++ make cmake ninja-build ccache pkg-config python3-venv
   libgtest-dev libgmock-dev libbenchmark-dev
   tzdata  # zone files for the CLI tests that run in other local time zones
   openjdk-17-jre-headless)  # Java for Spark in the interoperability suite (tests/interop)
+# `--fuzz` (make fuzz): clang and its sanitizer and libFuzzer runtimes too.
+if [[ "${1:-}" == "--fuzz" ]]; then
+  DEB_PACKAGES+=(clang libclang-rt-14-dev)
+elif [[ -n "${1:-}" ]]; then
+  echo "setup: unknown option '$1' (--fuzz or nothing)" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do

@@ -12,6 +12,7 @@
 #include "expr/parser.h"
 #include "expr/to_arrow.h"
 #include "log/file_action_schema.h"
+#include "ops/data_writer_settings.h"
 #include "ops/generated_columns.h"
 #include "ops/identity_columns.h"
 #include "ops/op_util.h"
@@ -24,6 +25,7 @@
 #include "protocol/table_features.h"
 #include "txn/writer_features.h"
 #include "util/uri.h"
+#include "write/change_data_writer.h"
 #include "write/data_writer.h"
 #include "write/stats_collector.h"
 #include "write/string_validation.h"
@@ -33,182 +35,6 @@ namespace deltacpp {
 using namespace internal;  // NOLINT: operations glue the internal layers together
 
 namespace {
-
-// The data writer's settings from the table's properties. A malformed value is an error naming
-// the table and the property, never a silent default.
-arrow::Result<DataWriterOptions> WriterOptionsFor(const std::string& root,
-                                                  const std::shared_ptr<arrow::fs::FileSystem>& fs,
-                                                  const std::shared_ptr<arrow::Schema>& schema,
-                                                  const Metadata& metadata,
-                                                  const std::string& compression) {
-  const auto config = TableConfig::Parse(metadata.configuration);
-  // These steer what is written: a malformed value is refused, never defaulted.
-  const std::string context = fmt::format("table {}", root);
-  for (const char* key :
-       {"delta.columnMapping.mode", "delta.targetFileSize", "delta.dataSkippingNumIndexedCols",
-        "delta.dataSkippingStringPrefixLength", "delta.randomizeFilePrefixes",
-        "delta.randomPrefixLength", "delta.parquet.compression.codec"}) {
-    ARROW_RETURN_NOT_OK(config.CheckValid(key, context));
-  }
-  DataWriterOptions o;
-  o.table_root = root;
-  o.fs = fs;
-  o.table_schema = schema;
-  o.partition_columns = metadata.partition_columns;
-  o.column_mapping_mode = config.column_mapping_mode;
-  o.target_file_size = config.target_file_size.value_or(o.target_file_size);
-  o.num_indexed_cols = static_cast<int32_t>(
-      std::min<int64_t>(config.data_skipping_num_indexed_cols, INT32_MAX));
-  o.string_prefix_length = static_cast<int32_t>(
-      std::min<int64_t>(config.data_skipping_string_prefix_length, INT32_MAX / 2));
-  if (config.randomize_file_prefixes) {
-    o.random_prefix_length = static_cast<int32_t>(std::min<int64_t>(config.random_prefix_length, 64));
-  }
-  // The write's codec, else the table's `delta.parquet.compression.codec`, else snappy.
-  o.compression = compression;
-  if (o.compression.empty()) o.compression = config.parquet_compression_codec.value_or("snappy");
-  if (config.data_skipping_stats_columns) {
-    std::vector<std::string> cols;
-    size_t start = 0;
-    const std::string& v = *config.data_skipping_stats_columns;
-    while (start <= v.size()) {
-      size_t comma = v.find(',', start);
-      if (comma == std::string::npos) comma = v.size();
-      std::string c = v.substr(start, comma - start);
-      auto b = c.find_first_not_of(' ');
-      auto e = c.find_last_not_of(' ');
-      if (b != std::string::npos) cols.push_back(c.substr(b, e - b + 1));
-      start = comma + 1;
-    }
-    o.stats_columns = cols;
-  }
-  return o;
-}
-
-// Clustered tables need statistics on their clustering columns (the `delta.clustering`
-// domain lists them as physical-name paths). When the default first-N columns miss one, the
-// stats columns become the default ones plus the clustering columns.
-arrow::Status IndexClusteringColumns(const Snapshot& snapshot,
-                                     const std::shared_ptr<arrow::Schema>& schema,
-                                     DataWriterOptions* options) {
-  auto domain = snapshot.domain_metadata().find("delta.clustering");
-  if (domain == snapshot.domain_metadata().end() || options->stats_columns) {
-    return arrow::Status::OK();
-  }
-  // Top-level clustering columns by physical name; nested ones are rare and left to the
-  // default selection.
-  std::vector<std::string> clustering;
-  const std::string& conf = domain->second.configuration;
-  for (const auto& f : schema->fields()) {
-    const std::string quoted = "\"" + PhysicalName(*f) + "\"";
-    if (conf.find(quoted) != std::string::npos) clustering.push_back(f->name());
-  }
-  if (clustering.empty()) return arrow::Status::OK();
-  arrow::FieldVector data_fields;
-  for (const auto& f : schema->fields()) {
-    bool partition = false;
-    for (const auto& p : options->partition_columns) partition |= EqualsIgnoreCase(p, f->name());
-    if (!partition) data_fields.push_back(f);
-  }
-  auto data_schema = arrow::schema(data_fields);
-  ARROW_ASSIGN_OR_RAISE(auto leaves, SelectStatsLeaves(*data_schema, options->num_indexed_cols,
-                                                       std::nullopt, options->partition_columns));
-  std::vector<std::string> names;
-  std::set<std::string> covered;
-  for (const auto& leaf : leaves) {
-    std::string name;
-    const arrow::Field* field = nullptr;
-    const arrow::FieldVector* level = &data_fields;
-    for (int idx : leaf.path) {
-      field = (*level)[idx].get();
-      name += (name.empty() ? "" : ".") + ("`" + field->name() + "`");
-      level = &field->type()->fields();
-    }
-    names.push_back(name);
-    if (leaf.path.size() == 1) covered.insert(data_fields[leaf.path[0]]->name());
-  }
-  bool missing = false;
-  for (const auto& c : clustering) {
-    if (!covered.count(c)) {
-      names.push_back("`" + c + "`");
-      missing = true;
-    }
-  }
-  if (missing) options->stats_columns = names;
-  return arrow::Status::OK();
-}
-
-constexpr char kChangeTypeColumn[] = "_change_type";
-
-// The change-data (`cdc`) files of one commit: rows in the table's logical schema tagged with
-// their `_change_type` and written like data files (physical column names, partition columns
-// only in the folders and partitionValues) under `_change_data/`, named `cdc-...`.
-class ChangeDataFiles {
- public:
-  // `data_options` are those of the commit's data files.
-  static arrow::Result<std::unique_ptr<ChangeDataFiles>> Make(DataWriterOptions data_options) {
-    for (const auto& f : data_options.table_schema->fields()) {
-      if (EqualsIgnoreCase(f->name(), kChangeTypeColumn)) {
-        return DeltaError(DeltaErrorCode::kSchemaMismatch,
-                          fmt::format("table {}: column '{}' has the name the change data feed "
-                                      "reserves for its change type, so change data files "
-                                      "cannot be written",
-                                      data_options.table_root, f->name()));
-      }
-    }
-    auto out = std::unique_ptr<ChangeDataFiles>(new ChangeDataFiles());
-    arrow::FieldVector fields = data_options.table_schema->fields();
-    fields.push_back(arrow::field(kChangeTypeColumn, arrow::utf8()));
-    out->schema_ = arrow::schema(std::move(fields));
-    data_options.table_schema = out->schema_;
-    data_options.base_folder = "_change_data";
-    data_options.file_name_prefix = "cdc";
-    data_options.data_change = false;
-    data_options.num_indexed_cols = 0;  // cdc actions carry no statistics
-    data_options.stats_columns.reset();
-    ARROW_ASSIGN_OR_RAISE(out->writer_, DataWriter::Make(std::move(data_options)));
-    return out;
-  }
-
-  // `rows` are in the table's logical schema; `change_type` is insert, delete,
-  // update_preimage or update_postimage.
-  arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& rows,
-                      const std::string& change_type) {
-    if (rows->num_rows() == 0) return arrow::Status::OK();
-    ARROW_ASSIGN_OR_RAISE(auto tag, arrow::MakeArrayFromScalar(arrow::StringScalar(change_type),
-                                                               rows->num_rows()));
-    auto columns = rows->columns();
-    columns.push_back(std::move(tag));
-    written_ = true;
-    return writer_->Write(arrow::RecordBatch::Make(schema_, rows->num_rows(), std::move(columns)));
-  }
-
-  bool written() const { return written_; }
-
-  arrow::Result<std::vector<CdcFile>> Finish() {
-    ARROW_ASSIGN_OR_RAISE(auto files, writer_->Finish());
-    std::vector<CdcFile> out;
-    out.reserve(files.size());
-    for (auto& f : files) {
-      CdcFile cdc;
-      cdc.path = std::move(f.path);
-      cdc.partition_values = std::move(f.partition_values);
-      cdc.size = f.size;
-      cdc.data_change = false;
-      out.push_back(std::move(cdc));
-    }
-    return out;
-  }
-
-  arrow::Status Abort() { return writer_->Abort(); }
-
- private:
-  ChangeDataFiles() = default;
-
-  std::shared_ptr<arrow::Schema> schema_;
-  std::unique_ptr<DataWriter> writer_;
-  bool written_ = false;
-};
 
 // The rows of one live file (deletion vector applied) in the snapshot's logical schema.
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadLiveFile(const Snapshot& snapshot,
@@ -238,7 +64,7 @@ struct ReplaceWhereOutcome {
 arrow::Result<ReplaceWhereOutcome> ApplyReplaceWhere(
     const Snapshot& snapshot, const std::string& predicate,
     const std::shared_ptr<arrow::Schema>& table_schema, DataWriter& writer,
-    ChangeDataFiles* change_data, Transaction& txn) {
+    ChangeDataWriter* change_data, Transaction& txn) {
   ARROW_ASSIGN_OR_RAISE(auto candidates, snapshot.NewScan().Filter(predicate).Build());
   ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(predicate));
   ARROW_ASSIGN_OR_RAISE(auto bound, BindPredicate(parsed, *snapshot.schema()));
@@ -534,9 +360,9 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
     ARROW_RETURN_NOT_OK(IndexClusteringColumns(*snapshot, alignment.table_schema, &writer_options));
   }
   // A replaceWhere on a table with the change data feed may need change-data files.
-  std::unique_ptr<ChangeDataFiles> change_data;
+  std::unique_ptr<ChangeDataWriter> change_data;
   if (snapshot && options.replace_where && TableConfig::Parse(metadata.configuration).change_data_feed) {
-    ARROW_ASSIGN_OR_RAISE(change_data, ChangeDataFiles::Make(writer_options));
+    ARROW_ASSIGN_OR_RAISE(change_data, ChangeDataWriter::Make(writer_options));
   }
   ARROW_ASSIGN_OR_RAISE(auto writer, DataWriter::Make(std::move(writer_options)));
   auto abort_files = [&]() {

@@ -54,6 +54,18 @@ TEST_F(CliTest, VersionFlagPrintsLibraryVersion) {
   EXPECT_EQ(r.out, std::string("deltacpp ") + kVersion + "\n");
 }
 
+TEST_F(CliTest, UnknownCommandIsNamedWithTheCommandList) {
+  auto r = RunCli("frobnicate " + table_, dir_);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("'frobnicate' is not a deltacpp command"), std::string::npos) << r.err;
+  for (const char* command : {"read", "history", "describe", "files", "write", "checkpoint"}) {
+    EXPECT_NE(r.err.find(command), std::string::npos) << command << " missing in: " << r.err;
+  }
+  auto known = RunCli("describe " + table_, dir_);
+  EXPECT_EQ(known.exit_code, 0) << known.err;
+}
+
 TEST_F(CliTest, CsvHasHeaderAndEmptyFieldForNull) {
   auto r = RunCli("read " + table_ + " --format csv", dir_);
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,0 +1,191 @@
+#include "ops/row_level_op.h"
+
+#include <arrow/compute/api.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "deltacpp/error.h"
+#include "deltacpp/scan.h"
+#include "expr/binder.h"
+#include "expr/data_skipping.h"
+#include "expr/file_stats.h"
+#include "expr/parser.h"
+#include "expr/to_arrow.h"
+#include "log/file_action_schema.h"
+#include "ops/data_writer_settings.h"
+#include "ops/op_util.h"
+#include "ops/option_text.h"
+#include "protocol/partition_values.h"
+#include "protocol/schema_json.h"
+#include "protocol/table_features.h"
+#include "txn/writer_features.h"
+#include "util/uri.h"
+
+namespace deltacpp::internal {
+
+int64_t MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start)
+      .count();
+}
+
+arrow::Result<RowLevelOperation> StartRowLevelOperation(
+    std::shared_ptr<DeltaTable> table, const std::string& location, std::string name,
+    const std::optional<std::string>& predicate, TransactionOptions options) {
+  if (!table) {
+    ARROW_ASSIGN_OR_RAISE(table, DeltaTable::Open(location));
+  }
+  const std::string context = fmt::format("{} on table {}: ", name, table->root());
+  if (predicate) {
+    ARROW_RETURN_NOT_OK(CheckOptionText(*predicate, context, "the predicate"));
+  }
+  RowLevelOperation op;
+  op.name = std::move(name);
+  op.predicate = predicate;
+  op.table = table;
+  ARROW_ASSIGN_OR_RAISE(auto latest, table->Latest());
+  op.snapshot = latest;
+  const auto& snapshot = *op.snapshot;
+  // Rows copied unchanged keep satisfying the table's rules; new rows are checked by the
+  // operation (UPDATE) before they are written.
+  const auto& row_level = RowLevelWriterFeatures();
+  options.enforced_features.insert(options.enforced_features.end(), row_level.begin(),
+                                   row_level.end());
+  ARROW_ASSIGN_OR_RAISE(op.txn, Transaction::Start(table, op.snapshot, options));
+
+  if (predicate) {
+    auto bound = [&]() -> arrow::Result<BoundExpr> {
+      ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(*predicate));
+      return BindPredicate(parsed, *snapshot.schema(), /*allow_current_time=*/true);
+    }();
+    if (!bound.ok()) {
+      return bound.status().WithMessage(fmt::format("{}version {}: predicate ({}): {}", context,
+                                                    snapshot.version(), *predicate,
+                                                    bound.status().message()));
+    }
+    op.bound = std::move(*bound);
+    ARROW_ASSIGN_OR_RAISE(auto match, ToArrowFilter(*op.bound));
+    ARROW_ASSIGN_OR_RAISE(op.match, match.Bind(*snapshot.schema()));
+    op.txn->ReadPredicate(*predicate);
+    ARROW_ASSIGN_OR_RAISE(auto scan, snapshot.NewScan().Filter(*predicate).Build());
+    std::map<std::string, int64_t> row_of;
+    if (snapshot.files()) {
+      const auto& paths =
+          static_cast<const arrow::StringArray&>(*snapshot.files()->column(kPathCol));
+      for (int64_t i = 0; i < paths.length(); ++i) row_of[std::string(paths.GetView(i))] = i;
+    }
+    for (const auto& f : scan->files()) {
+      op.candidates.push_back(row_of.at(f.log_path));
+      op.candidate_paths.push_back(f.log_path);
+    }
+  } else {
+    op.txn->ReadWholeTable();
+    for (int64_t i = 0; i < snapshot.num_files(); ++i) {
+      op.candidates.push_back(i);
+      op.candidate_paths.push_back(RemoveForLiveFile(*snapshot.files(), i, 0).path);
+    }
+  }
+
+  ARROW_ASSIGN_OR_RAISE(auto writer_options,
+                        WriterOptionsFor(table->root(), table->store()->filesystem(),
+                                         snapshot.schema(), snapshot.metadata(), ""));
+  ARROW_RETURN_NOT_OK(IndexClusteringColumns(snapshot, snapshot.schema(), &writer_options));
+  RowRewriterOptions rewriter;
+  rewriter.snapshot = op.snapshot;
+  rewriter.data_options = std::move(writer_options);
+  const auto features = EffectiveFeatures(snapshot.protocol());
+  const bool dv_supported =
+      std::find(features.begin(), features.end(), "deletionVectors") != features.end();
+  rewriter.mode = snapshot.config().deletion_vectors && dv_supported
+                      ? RewriteMode::kDeletionVectors
+                      : RewriteMode::kCopyOnWrite;
+  rewriter.change_data_feed = snapshot.config().change_data_feed;
+  rewriter.operation = predicate ? fmt::format("{} ({})", op.name, *predicate) : op.name;
+  ARROW_ASSIGN_OR_RAISE(op.rewriter, RowRewriter::Make(std::move(rewriter)));
+  return op;
+}
+
+bool AllRowsMatchFile(const RowLevelOperation& op, int64_t file_row) {
+  if (!op.bound) return true;
+  const auto& snapshot = *op.snapshot;
+  const auto& files = *snapshot.files();
+  const auto& schema = *snapshot.schema();
+  PartitionValuesView partitions;
+  const auto raw = PartitionValuesAt(files, file_row);
+  arrow::FieldVector data_fields;
+  for (const auto& field : schema.fields()) {
+    bool partition = false;
+    for (const auto& p : snapshot.partition_columns()) partition |= EqualsIgnoreCase(p, field->name());
+    if (!partition) {
+      data_fields.push_back(field);
+      continue;
+    }
+    const std::string key = snapshot.column_mapping_mode() == ColumnMappingMode::kNone
+                                ? field->name()
+                                : PhysicalName(*field);
+    auto it = raw.find(key);
+    if (it == raw.end()) return false;
+    std::optional<std::string_view> text;
+    if (it->second) text = *it->second;
+    auto value = ParsePartitionValue(text, field->type());
+    if (!value.ok()) return false;
+    partitions[key] = *value;
+  }
+  FileStats stats;
+  const auto& stats_col = static_cast<const arrow::StringArray&>(*files.column(kStatsCol));
+  if (stats_col.IsValid(file_row)) {
+    auto parsed = ParseStatsJson(stats_col.GetView(file_row), *arrow::schema(data_fields));
+    if (parsed.ok()) stats = std::move(*parsed);
+  }
+  return AllRowsMatch(*op.bound, stats, partitions);
+}
+
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> MatchMask(const RowLevelOperation& op,
+                                                              const arrow::RecordBatch& rows) {
+  std::shared_ptr<arrow::Array> mask;
+  if (!op.match) {
+    ARROW_ASSIGN_OR_RAISE(mask, arrow::MakeArrayFromScalar(arrow::BooleanScalar(true),
+                                                           rows.num_rows()));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(auto value, arrow::compute::ExecuteScalarExpression(
+                                          *op.match, arrow::compute::ExecBatch(rows)));
+    if (value.is_array()) {
+      mask = value.make_array();
+    } else {
+      ARROW_ASSIGN_OR_RAISE(mask, arrow::MakeArrayFromScalar(*value.scalar(), rows.num_rows()));
+    }
+  }
+  return std::static_pointer_cast<arrow::BooleanArray>(mask);
+}
+
+arrow::Result<int64_t> CommitRowLevelOperation(
+    RowLevelOperation& op, RewriteOutcome outcome,
+    const std::map<std::string, std::string>& parameters,
+    const std::map<std::string, std::string>& metrics) {
+  auto& txn = *op.txn;
+  const auto features = EffectiveFeatures(op.snapshot->protocol());
+  // Rows written to new files get fresh row ids: on a row-tracking table the commit says so,
+  // as the protocol asks of a writer that does not materialise them.
+  if (outcome.rows_moved &&
+      std::find(features.begin(), features.end(), "rowTracking") != features.end()) {
+    txn.SetCommitTag("delta.rowTracking.preserved", "false");
+  }
+  txn.ReadFiles(op.candidate_paths);
+  txn.RemoveFiles(std::move(outcome.removes));
+  txn.AddFiles(std::move(outcome.adds));
+  txn.AddCdcFiles(std::move(outcome.change_files));
+  auto committed = txn.Commit(op.name, parameters, metrics);
+  if (!committed.ok()) {
+    // Files a commit may reference must survive an unknown outcome; VACUUM removes them later
+    // if the commit did not land.
+    if (!IsDeltaError(committed.status(), DeltaErrorCode::kCommitStateUnknown)) {
+      (void)op.rewriter->Abort();
+    }
+    return committed.status();
+  }
+  return committed->version;
+}
+
+}  // namespace deltacpp::internal

@@ -1,0 +1,68 @@
+// What DELETE and UPDATE share: the snapshot and transaction they run in, the rewriter of the
+// changed files, the files their condition may touch, and the commit of the outcome.
+#pragma once
+
+#include <arrow/api.h>
+#include <arrow/compute/expression.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "deltacpp/table.h"
+#include "deltacpp/transaction.h"
+#include "expr/bound_expr.h"
+#include "write/row_rewriter.h"
+
+namespace deltacpp::internal {
+
+/// One row-level operation under way.
+struct RowLevelOperation {
+  std::shared_ptr<DeltaTable> table;
+  std::shared_ptr<const Snapshot> snapshot;
+  std::unique_ptr<Transaction> txn;
+  std::unique_ptr<RowRewriter> rewriter;
+  /// "DELETE" or "UPDATE".
+  std::string name;
+  /// The condition as given; nullopt: every row.
+  std::optional<std::string> predicate;
+  /// The condition bound to the snapshot's schema.
+  std::optional<BoundExpr> bound;
+  /// TRUE exactly where the condition is TRUE (NULL gives false), bound to the schema.
+  std::optional<arrow::compute::Expression> match;
+  /// Rows of Snapshot::files() that may hold a matching row, in file order.
+  std::vector<int64_t> candidates;
+  /// Log paths of the candidates (what the operation reads, for conflict detection).
+  std::vector<std::string> candidate_paths;
+};
+
+/// Opens the table (`table`, else `location`), checks the predicate text, starts the
+/// transaction (row-level writer duties listed as enforced: `enforced_features`), binds the
+/// condition, plans the candidate files (partition pruning and statistics skipping) and makes
+/// the rewriter: deletion vectors when the table enables them and its protocol supports them,
+/// copy-on-write otherwise. Records the predicate (or the whole table) as read.
+arrow::Result<RowLevelOperation> StartRowLevelOperation(
+    std::shared_ptr<DeltaTable> table, const std::string& location, std::string name,
+    const std::optional<std::string>& predicate, TransactionOptions options);
+
+/// True when the partition values and statistics of candidate `file_row` prove the condition
+/// TRUE for every row (always true without a condition).
+bool AllRowsMatchFile(const RowLevelOperation& op, int64_t file_row);
+
+/// Where the condition is TRUE for `rows` (in the snapshot's schema); all true without one.
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> MatchMask(const RowLevelOperation& op,
+                                                              const arrow::RecordBatch& rows);
+
+/// Stages the outcome (removes, adds, cdc files; the row-tracking tag when rows moved to new
+/// files), records the touched files as read and commits with `parameters` and `metrics`. The
+/// rewriter's files are deleted when the commit fails (unless its outcome is unknown).
+arrow::Result<int64_t> CommitRowLevelOperation(RowLevelOperation& op, RewriteOutcome outcome,
+                                               const std::map<std::string, std::string>& parameters,
+                                               const std::map<std::string, std::string>& metrics);
+
+/// Milliseconds since `start` (steady clock).
+int64_t MillisSince(std::chrono::steady_clock::time_point start);
+
+}  // namespace deltacpp::internal

@@ -1,0 +1,149 @@
+// Row-level changes to the live files of one snapshot (DELETE, UPDATE): reads a file's rows with
+// their positions, and turns "drop these rows" / "replace these rows" into deletion vectors or
+// rewritten files, plus the change data. Returns actions; never commits.
+#pragma once
+
+#include <arrow/api.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "deltacpp/actions.h"
+#include "deltacpp/snapshot.h"
+#include "write/change_data_writer.h"
+#include "write/data_writer.h"
+#include "write/deletion_vector_writer.h"
+
+namespace deltacpp::internal {
+
+/// The live rows of one data file.
+struct FileRows {
+  /// Row of the file in Snapshot::files().
+  int64_t file_row = -1;
+  /// The rows the file's deletion vector keeps, in the snapshot's logical schema (partition
+  /// columns included), in file order.
+  std::shared_ptr<arrow::RecordBatch> rows;
+  /// Position in the Parquet file (deletion vectors not applied) of each row of `rows`.
+  std::vector<uint64_t> positions;
+  /// Rows of the Parquet file, deleted ones included.
+  int64_t physical_rows = 0;
+};
+
+/// How changed files are rewritten.
+enum class RewriteMode {
+  /// A file keeps its data; the rows that go are added to its deletion vector.
+  kDeletionVectors,
+  /// A file is replaced by a new one holding the rows that stay (copy-on-write).
+  kCopyOnWrite,
+};
+
+/// What the changes of one operation come to.
+struct RewriteOutcome {
+  std::vector<RemoveFile> removes;
+  std::vector<AddFile> adds;  ///< new data files, then files re-added with a new DV
+  std::vector<CdcFile> change_files;
+  /// Log paths of the files removed or given a new DV (what the operation read or removed).
+  std::vector<std::string> touched_files;
+  int64_t deleted_rows = 0;   ///< rows dropped by Delete / RemoveWholeFile
+  int64_t updated_rows = 0;   ///< rows replaced by Update
+  int64_t copied_rows = 0;    ///< unchanged rows written to new files
+  int64_t removed_files = 0;  ///< files removed for good (not re-added with a DV)
+  int64_t removed_bytes = 0;
+  int64_t added_files = 0;    ///< new data files
+  int64_t added_bytes = 0;
+  int64_t deletion_vectors_added = 0;    ///< files that got their first DV
+  int64_t deletion_vectors_updated = 0;  ///< files whose DV was replaced by a larger one
+  int64_t deletion_vectors_removed = 0;  ///< DVs that went with their file
+  /// Rows written to new data files (copied or updated): their row ids are not kept.
+  bool rows_moved = false;
+};
+
+/// Settings of a RowRewriter.
+struct RowRewriterOptions {
+  std::shared_ptr<const Snapshot> snapshot;
+  /// Settings of the new data files (in the snapshot's logical schema).
+  DataWriterOptions data_options;
+  RewriteMode mode = RewriteMode::kCopyOnWrite;
+  /// The table has the change data feed: the changes go to cdc files when readers could not
+  /// derive them from the add and remove actions alone.
+  bool change_data_feed = false;
+  /// Names the operation in errors, e.g. "DELETE (id > 5)".
+  std::string operation;
+};
+
+/// The changes one operation makes to the files of one snapshot, for one commit.
+///
+/// Per file, exactly one of RemoveWholeFile, Delete or Update. A file whose every live row goes
+/// is removed; otherwise, with deletion vectors, the file is removed and re-added with its
+/// deletion vector extended by the dropped rows (stats kept as they were, with
+/// `tightBounds=false`, numRecords unchanged; row-tracking fields kept); with copy-on-write it
+/// is removed and the rows that stay are written to a new file. Updated rows are written to
+/// new files either way.
+///
+/// Change data: a commit that has cdc files must describe every change in them, since readers
+/// then ignore its adds and removes. Deletes alone need none when they can be read off the
+/// actions (whole-file removes; deletion vectors, whose difference readers take as the deleted
+/// rows). A copy-on-write Delete (as delta-spark, also one that drops a whole file) and an
+/// Update start the cdc files; from then on every delete of the commit, earlier ones included
+/// (their files are read again), is written to them as `delete`; updates are written as
+/// `update_preimage` and `update_postimage`.
+///
+/// Not thread-safe. Abort() deletes every data, deletion vector and cdc file written.
+class RowRewriter {
+ public:
+  static arrow::Result<std::unique_ptr<RowRewriter>> Make(RowRewriterOptions options);
+
+  /// The snapshot's logical schema: the schema of FileRows::rows and of Update's new rows.
+  const std::shared_ptr<arrow::Schema>& schema() const;
+
+  /// Reads the live rows of file `file_row` of Snapshot::files(). Errors name the table,
+  /// version and file.
+  arrow::Result<FileRows> Read(int64_t file_row) const;
+
+  /// Removes file `file_row` with every row, without reading it.
+  arrow::Status RemoveWholeFile(int64_t file_row);
+
+  /// Drops the rows of `file` where `drop` is true (null: kept). `drop` has one value per row.
+  arrow::Status Delete(const FileRows& file, const arrow::BooleanArray& drop);
+
+  /// Replaces the rows of `file` where `replace` is true by `new_rows` (in the schema(), one
+  /// row per replaced row, in the same order).
+  arrow::Status Update(const FileRows& file, const arrow::BooleanArray& replace,
+                       const std::shared_ptr<arrow::RecordBatch>& new_rows);
+
+  /// Writes the deletion vectors, closes every file and returns what to commit. Nothing may be
+  /// called afterwards but Abort.
+  arrow::Result<RewriteOutcome> Finish();
+
+  /// Deletes every file written (data, deletion vector, cdc); also after Finish, when the
+  /// commit failed.
+  arrow::Status Abort();
+
+ private:
+  explicit RowRewriter(RowRewriterOptions options);
+  arrow::Status StartChangeData();
+  arrow::Status WriteDeletedAsChangeData(int64_t file_row,
+                                         const std::optional<std::vector<uint64_t>>& positions);
+  arrow::Status RemoveFile(int64_t file_row);
+  arrow::Status WriteRows(const std::shared_ptr<arrow::RecordBatch>& rows);
+  arrow::Status FileError(int64_t file_row, const arrow::Status& st) const;
+  std::string LogPath(int64_t file_row) const;
+
+  RowRewriterOptions options_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::unique_ptr<DataWriter> data_writer_;
+  std::unique_ptr<ChangeDataWriter> change_data_;
+  std::unique_ptr<DeletionVectorWriter> dv_writer_;
+  bool change_data_started_ = false;
+  std::vector<std::pair<int64_t, std::optional<std::vector<uint64_t>>>> pending_deletes_;
+  std::vector<DeletionVectorRequest> dv_requests_;
+  std::vector<int64_t> dv_request_rows_;  ///< file row of each DV request
+  std::vector<int64_t> seen_rows_;
+  RewriteOutcome outcome_;
+  bool finished_ = false;
+};
+
+}  // namespace deltacpp::internal

@@ -5,10 +5,13 @@
 #include <arrow/api.h>
 #include <arrow/compute/expression.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "deltacpp/actions.h"
 
 namespace deltacpp {
 
@@ -16,7 +19,9 @@ class Snapshot;
 
 /// Scan settings.
 struct ScanOptions {
-  /// Logical column names to return (case-insensitive); all columns when empty.
+  /// Logical column names to return (case-insensitive); all columns when empty. The names
+  /// kMetadataFilePath and kMetadataRowIndex (when no table column has them) ask for those
+  /// metadata columns at that position.
   std::vector<std::string> columns;
   /// SQL-like predicate (`id > 5 AND country = 'ID'`); empty for no filter.
   std::string filter;
@@ -30,14 +35,50 @@ struct ScanOptions {
   int parallelism = 0;  ///< 0: the CPU thread pool's capacity (at least 2)
   /// When set, only these files (add.path values as in the log) are read.
   std::optional<std::vector<std::string>> only_files;
+  /// Metadata columns appended to the output after the table's columns, in this order:
+  /// kMetadataFilePath and/or kMetadataRowIndex (also accepted without the `_metadata.` prefix,
+  /// case-insensitively). They can also be named among `columns`, at any position.
+  std::vector<std::string> metadata_columns;
+};
+
+/// `_metadata.file_path` (STRING, not null): the data file's full URI as Spark gives it,
+/// `file:` followed by the absolute path percent-encoded like add.path (`file:/tmp/t/part-0.parquet`);
+/// equal to ScanFile::uri.
+inline constexpr const char* kMetadataFilePath = "_metadata.file_path";
+/// `_metadata.row_index` (BIGINT, not null): the row's position in its data file, counted from 0
+/// over all the file's rows: before deletion vectors, row-group skipping and the filter, so it is
+/// the position a deletion vector names.
+inline constexpr const char* kMetadataRowIndex = "_metadata.row_index";
+
+/// Statistics of one column of a file, as recorded in its add.stats.
+struct ScanColumnStats {
+  std::shared_ptr<arrow::Scalar> min;  ///< lower bound of the non-null values; null: unknown
+  std::shared_ptr<arrow::Scalar> max;  ///< upper bound of the non-null values; null: unknown
+  std::optional<int64_t> null_count;
 };
 
 /// One file the scan will read.
 struct ScanFile {
   std::string path;           ///< absolute path of the data file
   std::string log_path;       ///< the file's add.path as recorded in the log
+  std::string uri;            ///< the file's full URI: the value of `_metadata.file_path`
   int64_t size = 0;
   int64_t deleted_rows = 0;   ///< cardinality of its deletion vector, 0 when it has none
+  /// The file's row in snapshot->files().
+  int64_t file_index = -1;
+  /// Partition values as in the log (nullopt for a null value), by logical column name.
+  std::map<std::string, std::optional<std::string>> partition_values;
+  /// The same values typed as the partition columns (a null scalar for a null value).
+  std::map<std::string, std::shared_ptr<arrow::Scalar>> typed_partition_values;
+  /// add.stats numRecords: rows in the file before its deletion vector; nullopt when unknown.
+  std::optional<int64_t> num_records;
+  /// add.stats tightBounds; nullopt when the stats do not say.
+  std::optional<bool> tight_bounds;
+  /// Min/max/null count of the data columns the scan's filter reads (the stats planning parsed),
+  /// by logical column name (dot-joined for nested fields); empty without such a filter.
+  std::map<std::string, ScanColumnStats> column_stats;
+  /// The file's deletion vector, if it has one.
+  std::optional<DeletionVectorDescriptor> deletion_vector;
 };
 
 /// A planned scan: which files will be read and what the output looks like.
@@ -62,7 +103,8 @@ class ScanBuilder {
  public:
   explicit ScanBuilder(std::shared_ptr<const Snapshot> snapshot)
       : snapshot_(std::move(snapshot)) {}
-  /// Restricts the output to these columns (case-insensitive, in this order).
+  /// Restricts the output to these columns (case-insensitive, in this order). The metadata
+  /// columns kMetadataFilePath and kMetadataRowIndex may be among them.
   ScanBuilder& Columns(std::vector<std::string> columns) {
     options_.columns = std::move(columns);
     return *this;
@@ -78,6 +120,12 @@ class ScanBuilder {
   /// Build() as InvalidExpression.
   ScanBuilder& Filter(arrow::compute::Expression predicate) {
     options_.row_filter = std::move(predicate);
+    return *this;
+  }
+  /// Appends metadata columns to the output (see ScanOptions::metadata_columns). An unknown
+  /// name is reported by Build() as InvalidArgument.
+  ScanBuilder& WithMetadataColumns(std::vector<std::string> names) {
+    options_.metadata_columns = std::move(names);
     return *this;
   }
   ScanBuilder& Options(ScanOptions options) {

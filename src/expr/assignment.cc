@@ -4,6 +4,7 @@
 #include <arrow/compute/api.h>
 #include <arrow/util/decimal.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -12,6 +13,7 @@
 #include "expr/binder.h"
 #include "expr/coerce.h"
 #include "expr/to_arrow.h"
+#include "util/temporal.h"
 #include "util/uri.h"
 
 namespace deltacpp::internal {
@@ -32,7 +34,12 @@ bool IsNested(const arrow::DataType& t) { return t.num_fields() > 0 || arrow::is
 
 bool IsDecimal256(const arrow::DataType& t) { return t.id() == arrow::Type::DECIMAL256; }
 
-// Spark's canANSIStoreAssign, narrowed to what the conversions below store exactly as Spark does.
+bool IsBool(const arrow::DataType& t) { return t.id() == arrow::Type::BOOL; }
+
+// What delta-spark's UPDATE and MERGE accept under the default ANSI policy: any pair Spark's
+// ANSI CAST converts (text is parsed when stored, failing on malformed text; numbers and
+// booleans convert both ways), with overflow checked when stored. Spark's own table-insertion
+// rule (canANSIStoreAssign) is stricter, but Delta casts assigned values itself.
 Assignable StoreAssignable(const arrow::DataType& from, const arrow::DataType& to) {
   if (from.Equals(to) || from.id() == arrow::Type::NA) return Assignable::kYes;
   if (IsNested(from) || IsNested(to)) {
@@ -40,21 +47,99 @@ Assignable StoreAssignable(const arrow::DataType& from, const arrow::DataType& t
     return IsNested(from) && IsNested(to) && from.id() == to.id() ? Assignable::kUnsupported
                                                                  : Assignable::kRefused;
   }
-  if (IsNumericType(from) && IsNumericType(to)) {
-    return IsDecimal256(from) || IsDecimal256(to) ? Assignable::kUnsupported : Assignable::kYes;
-  }
+  if (IsDecimal256(from) || IsDecimal256(to)) return Assignable::kUnsupported;
+  const bool from_number = IsNumericType(from) || IsBool(from);
+  if (from_number && (IsNumericType(to) || IsBool(to))) return Assignable::kYes;
   if (IsStringType(to)) {
-    // Spark prints doubles and timestamps its own way (1.0E20, '2024-01-31 10:30:00.5').
-    if (IsFloatingType(from) || from.id() == arrow::Type::TIMESTAMP) {
-      return Assignable::kUnsupported;
-    }
-    const bool atomic = IsNumericType(from) || IsStringType(from) || IsBinaryType(from) ||
-                        from.id() == arrow::Type::BOOL || IsDatetime(from);
+    if (from.id() == arrow::Type::HALF_FLOAT) return Assignable::kUnsupported;
+    const bool atomic = from_number || IsStringType(from) || IsBinaryType(from) ||
+                        IsDatetime(from);
     return atomic ? Assignable::kYes : Assignable::kRefused;
+  }
+  if (IsStringType(from)) {
+    const bool parsed = IsNumericType(to) || IsBool(to) || IsDatetime(to) || IsBinaryType(to);
+    return parsed ? Assignable::kYes : Assignable::kRefused;
   }
   if (IsDatetime(from) && IsDatetime(to)) return Assignable::kYes;
   if (IsBinaryType(from) && IsBinaryType(to)) return Assignable::kYes;
   return Assignable::kRefused;
+}
+
+// Text parsed into a non-text column goes through the expression layer's CAST, which reads
+// text as Spark's ANSI CAST does (surrounding spaces, Spark's boolean words, errors on malformed
+// text). Decimals are parsed when stored instead, so that they round like every other value.
+bool ParsedByCast(const arrow::DataType& from, const arrow::DataType& to) {
+  return IsStringType(from) && !IsStringType(to) && !IsBinaryType(to) && !IsDecimalType(to);
+}
+
+// A FLOAT or DOUBLE as Java's Float/Double.toString write it, which is how Spark casts them to
+// STRING: the shortest digits that read back to the same value, plain between 10^-3 and 10^7
+// (`1.9`, `100.0`, `0.001`), otherwise `d.dddE<n>` (`1.0E20`, `1.0E-4`).
+std::string JavaFloatingText(double value, bool single) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  if (value == 0) return std::signbit(value) ? "-0.0" : "0.0";
+  char buf[64];
+  auto result = single ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(value),
+                                       std::chars_format::scientific)
+                       : std::to_chars(buf, buf + sizeof(buf), value,
+                                       std::chars_format::scientific);
+  std::string_view text(buf, static_cast<size_t>(result.ptr - buf));  // e.g. -1.25e-05
+  std::string sign;
+  if (text.front() == '-') {
+    sign = "-";
+    text.remove_prefix(1);
+  }
+  const size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(0, e)) {
+    if (c != '.') digits += c;
+  }
+  int exponent = 0;
+  std::from_chars(text.data() + e + (text[e + 1] == '+' ? 2 : 1), text.data() + text.size(),
+                  exponent);
+  const double magnitude = std::fabs(value);
+  if (magnitude >= 1e-3 && magnitude < 1e7) {
+    std::string whole, fraction;
+    if (exponent >= 0) {
+      const size_t point = static_cast<size_t>(exponent) + 1;
+      if (digits.size() < point) digits.append(point - digits.size(), '0');
+      whole = digits.substr(0, point);
+      fraction = digits.substr(point);
+    } else {
+      whole = "0";
+      fraction = std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    }
+    return sign + whole + "." + (fraction.empty() ? "0" : fraction);
+  }
+  return sign + digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" +
+         std::to_string(exponent);
+}
+
+// Spark's text of a timestamp: `yyyy-mm-dd hh:mm:ss` and the fraction without trailing zeros.
+std::string SparkTimestampText(int64_t micros) {
+  std::string text = FormatTimestampMicros(micros);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+  }
+  return text;
+}
+
+// A decimal as plain text with all its scale digits ("0.0000000001", "-1.50"), as Spark 4
+// casts decimals to STRING (Arrow would write 1E-10).
+std::string PlainDecimalText(const arrow::Decimal128& value, int32_t scale) {
+  std::string digits = value.ToIntegerString();
+  std::string sign;
+  if (!digits.empty() && digits[0] == '-') {
+    sign = "-";
+    digits.erase(0, 1);
+  }
+  if (scale <= 0) return sign + digits + std::string(static_cast<size_t>(-scale), '0');
+  if (digits.size() <= static_cast<size_t>(scale)) {
+    digits.insert(0, static_cast<size_t>(scale) - digits.size() + 1, '0');
+  }
+  digits.insert(digits.size() - static_cast<size_t>(scale), ".");
+  return sign + digits;
 }
 
 // The value of row `i` of a numeric array as an unscaled decimal and its scale, exactly as Spark
@@ -92,6 +177,27 @@ arrow::Status DecimalOf(const arrow::Array& array, int64_t i, arrow::Decimal128*
       *value = arrow::Decimal128(static_cast<const arrow::Decimal128Array&>(array).GetValue(i));
       *scale = static_cast<const arrow::Decimal128Type&>(*array.type()).scale();
       return arrow::Status::OK();
+    case arrow::Type::BOOL:
+      *value = arrow::Decimal128(static_cast<const arrow::BooleanArray&>(array).Value(i) ? 1 : 0);
+      return arrow::Status::OK();
+    case arrow::Type::STRING:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::STRING_VIEW: {
+      auto scalar = array.GetScalar(i);
+      if (!scalar.ok()) return scalar.status();
+      std::string_view text = static_cast<const arrow::BaseBinaryScalar&>(**scalar).view();
+      while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+        text.remove_prefix(1);
+      }
+      while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+        text.remove_suffix(1);
+      }
+      int32_t precision = 0;
+      if (!arrow::Decimal128::FromString(text, value, &precision, scale).ok()) {
+        return arrow::Status::Invalid("not a number");
+      }
+      return arrow::Status::OK();
+    }
     case arrow::Type::FLOAT:
     case arrow::Type::DOUBLE: {
       const double d = array.type_id() == arrow::Type::FLOAT
@@ -161,6 +267,64 @@ arrow::Result<std::shared_ptr<arrow::Array>> StoreAs(const std::shared_ptr<arrow
   if (type.Equals(*to)) return from;
   if (type.id() == arrow::Type::NA) return arrow::MakeArrayOfNull(to, from->length());
   if (IsDecimalType(*to)) return ToDecimal(from, to);
+  if (IsBool(*to) && IsNumericType(type)) {
+    // Spark: a number is TRUE when it is not zero (NaN included).
+    std::shared_ptr<arrow::Scalar> zero;
+    if (type.id() == arrow::Type::DECIMAL128) {
+      zero = std::make_shared<arrow::Decimal128Scalar>(arrow::Decimal128(0), from->type());
+    } else {
+      ARROW_ASSIGN_OR_RAISE(zero, arrow::MakeScalar(int8_t{0})->CastTo(from->type()));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto nonzero,
+                          cp::CallFunction("not_equal", {arrow::Datum(from), arrow::Datum(zero)}));
+    return nonzero.make_array();
+  }
+  if (IsStringType(*to) && (IsFloatingType(type) || type.id() == arrow::Type::TIMESTAMP)) {
+    std::shared_ptr<arrow::Array> values = from;
+    if (type.id() == arrow::Type::TIMESTAMP &&
+        static_cast<const arrow::TimestampType&>(type).unit() != arrow::TimeUnit::MICRO) {
+      ARROW_ASSIGN_OR_RAISE(auto micros,
+                            cp::Cast(from, cp::CastOptions::Safe(arrow::timestamp(
+                                               arrow::TimeUnit::MICRO))));
+      values = micros.make_array();
+    }
+    arrow::StringBuilder builder;
+    for (int64_t i = 0; i < values->length(); ++i) {
+      if (values->IsNull(i)) {
+        ARROW_RETURN_NOT_OK(builder.AppendNull());
+      } else if (values->type_id() == arrow::Type::TIMESTAMP) {
+        ARROW_RETURN_NOT_OK(builder.Append(
+            SparkTimestampText(static_cast<const arrow::TimestampArray&>(*values).Value(i))));
+      } else if (values->type_id() == arrow::Type::FLOAT) {
+        ARROW_RETURN_NOT_OK(builder.Append(JavaFloatingText(
+            static_cast<const arrow::FloatArray&>(*values).Value(i), /*single=*/true)));
+      } else {
+        ARROW_RETURN_NOT_OK(builder.Append(JavaFloatingText(
+            static_cast<const arrow::DoubleArray&>(*values).Value(i), /*single=*/false)));
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(auto text, builder.Finish());
+    if (to->Equals(*text->type())) return text;
+    ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(text, cp::CastOptions::Safe(to)));
+    return cast.make_array();
+  }
+  if (IsStringType(*to) && type.id() == arrow::Type::DECIMAL128) {
+    const auto& decimals = static_cast<const arrow::Decimal128Array&>(*from);
+    const int32_t scale = static_cast<const arrow::Decimal128Type&>(type).scale();
+    arrow::StringBuilder builder;
+    for (int64_t i = 0; i < decimals.length(); ++i) {
+      if (decimals.IsNull(i)) {
+        ARROW_RETURN_NOT_OK(builder.AppendNull());
+      } else {
+        ARROW_RETURN_NOT_OK(builder.Append(
+            PlainDecimalText(arrow::Decimal128(decimals.GetValue(i)), scale)));
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(auto text, builder.Finish());
+    if (to->Equals(*text->type())) return text;
+    ARROW_ASSIGN_OR_RAISE(auto cast, cp::Cast(text, cp::CastOptions::Safe(to)));
+    return cast.make_array();
+  }
   auto options = cp::CastOptions::Safe(to);
   std::shared_ptr<arrow::Array> input = from;
   if (IsIntegralType(*to) && IsFloatingType(type)) {
@@ -280,13 +444,20 @@ arrow::Result<BoundAssignment> BindAssignment(const std::string& column, const E
     case Assignable::kYes: break;
     case Assignable::kRefused:
       return invalid(shown + ": a " + SqlTypeName(from) + " value cannot be stored in column '" +
-                     out.target->name() + "' of type " + SqlTypeName(to) +
-                     " (use CAST to convert it explicitly)");
+                     out.target->name() + "' of type " + SqlTypeName(to));
     case Assignable::kUnsupported:
       return DeltaError(DeltaErrorCode::kUnsupportedFeature,
                         shown + ": storing a " + SqlTypeName(from) + " value in column '" +
                             out.target->name() + "' of type " + SqlTypeName(to) +
                             " is not supported");
+  }
+  if (ParsedByCast(from, to)) {
+    BoundExpr cast;
+    cast.kind = BoundKind::kCast;
+    cast.type = out.target->type();
+    cast.explicit_cast = true;
+    cast.children.push_back(std::move(out.value));
+    out.value = std::move(cast);
   }
   ARROW_ASSIGN_OR_RAISE(out.expression, ToArrowExpression(out.value));
   return out;
@@ -330,6 +501,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> EvaluateAssignment(
   auto scalar = computed->GetScalar(row);
   if (IsBinaryType(*computed->type())) {
     why = "not valid UTF-8";
+  } else if (IsStringType(*computed->type())) {
+    why = "not a number";
   } else if (scalar.ok() && IsFloatingType(*computed->type())) {
     auto as_double = (*scalar)->CastTo(arrow::float64());
     if (as_double.ok() &&

@@ -100,6 +100,19 @@ arrow::Result<std::shared_ptr<arrow::Array>> KeepMask(const std::vector<uint64_t
   return b.Finish();
 }
 
+// The value of a metadata column for `n` rows starting at physical row `first_row` of the file.
+arrow::Result<std::shared_ptr<arrow::Array>> MetadataValues(MetadataColumn column,
+                                                            const FileTask& task,
+                                                            int64_t first_row, int64_t n) {
+  if (column == MetadataColumn::kFilePath) {
+    return arrow::MakeArrayFromScalar(arrow::StringScalar(task.uri), n);
+  }
+  arrow::Int64Builder b;
+  ARROW_RETURN_NOT_OK(b.Reserve(n));
+  for (int64_t r = 0; r < n; ++r) b.UnsafeAppend(first_row + r);
+  return b.Finish();
+}
+
 // A missing file is already MissingFile here: OpenRegularFile tells it from other failures.
 arrow::Status FileError(const FileReadPlan& plan, const FileTask& task, const arrow::Status& st) {
   std::string msg = fmt::format("table {} version {}: data file {}: {}", plan.table_root,
@@ -132,11 +145,13 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadImpl(
 
   // Map each read_schema data column to a top-level file field.
   const auto& fields = plan.read_schema->fields();
+  std::vector<MetadataColumn> metadata_of = plan.metadata;  // may be left empty by callers
+  metadata_of.resize(fields.size(), MetadataColumn::kNone);
   std::vector<int> file_field(fields.size(), -1);
   std::vector<int> leaves;
   std::vector<int> top_level_read;  // file field indices, in the order read
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (plan.is_partition[i]) continue;
+    if (plan.is_partition[i] || metadata_of[i] != MetadataColumn::kNone) continue;
     int idx = FindFileField(*file_schema, *fields[i], plan.mode);
     file_field[i] = idx;
     if (idx >= 0 && std::find(top_level_read.begin(), top_level_read.end(), idx) == top_level_read.end()) {
@@ -189,6 +204,8 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadImpl(
         std::shared_ptr<arrow::Array> arr;
         if (plan.is_partition[i]) {
           ARROW_ASSIGN_OR_RAISE(arr, arrow::MakeArrayFromScalar(*task.partition_values[i], rg_rows));
+        } else if (metadata_of[i] != MetadataColumn::kNone) {
+          ARROW_ASSIGN_OR_RAISE(arr, MetadataValues(metadata_of[i], task, row, rg_rows));
         } else {
           ARROW_ASSIGN_OR_RAISE(arr, arrow::MakeArrayOfNull(fields[i]->type(), rg_rows));
         }
@@ -216,6 +233,8 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadImpl(
         std::shared_ptr<arrow::Array> arr;
         if (plan.is_partition[i]) {
           ARROW_ASSIGN_OR_RAISE(arr, arrow::MakeArrayFromScalar(*task.partition_values[i], n));
+        } else if (metadata_of[i] != MetadataColumn::kNone) {
+          ARROW_ASSIGN_OR_RAISE(arr, MetadataValues(metadata_of[i], task, row, n));
         } else if (file_field[i] < 0) {
           ARROW_ASSIGN_OR_RAISE(arr, arrow::MakeArrayOfNull(fields[i]->type(), n));
         } else {

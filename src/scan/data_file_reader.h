@@ -1,5 +1,6 @@
 // Reads one Parquet data file of a scan: the needed columns, row groups its statistics cannot
-// rule out, deletion vector rows removed, partition columns added, the row filter applied.
+// rule out, deletion vector rows removed, partition and metadata columns added, the row filter
+// applied.
 #pragma once
 
 #include <arrow/api.h>
@@ -17,6 +18,9 @@
 
 namespace deltacpp::internal {
 
+/// The metadata columns a scan can add to the rows it reads.
+enum class MetadataColumn { kNone, kFilePath, kRowIndex };
+
 /// What every file of one scan shares.
 struct FileReadPlan {
   std::string table_root;
@@ -26,6 +30,10 @@ struct FileReadPlan {
   std::shared_ptr<arrow::Schema> read_schema;
   /// Per read_schema field: true when it is a partition column.
   std::vector<bool> is_partition;
+  /// Per read_schema field: the metadata column it holds (kNone for the table's columns; an
+  /// empty or shorter vector means kNone for the rest). Metadata fields come after the table's
+  /// fields.
+  std::vector<MetadataColumn> metadata;
   /// Row filter over read_schema, already bound; nullopt for none.
   std::optional<arrow::compute::Expression> row_filter;
   /// Returns true when a row group with these statistics cannot hold a matching row.
@@ -39,6 +47,7 @@ struct FileReadPlan {
 /// One file to read.
 struct FileTask {
   std::string path;  ///< absolute local path
+  std::string uri;   ///< the value of `_metadata.file_path`
   int64_t size = 0;
   /// One value per read_schema field that is a partition column (nullptr elsewhere).
   std::vector<std::shared_ptr<arrow::Scalar>> partition_values;

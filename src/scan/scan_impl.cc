@@ -12,6 +12,7 @@
 #include "expr/data_skipping.h"
 #include "expr/file_stats.h"
 #include "expr/parser.h"
+#include "expr/physical_name.h"
 #include "expr/to_arrow.h"
 #include "log/file_action_schema.h"
 #include "protocol/partition_values.h"
@@ -27,9 +28,41 @@ using namespace internal;  // NOLINT: the scan is glue over the internal layers
 namespace {
 
 
+// The metadata column `name` spells: `_metadata.file_path` / `_metadata.row_index`, and without
+// the prefix when `short_ok`.
+MetadataColumn MetadataColumnNamed(std::string_view name, bool short_ok) {
+  for (auto [full, column] : {std::pair{kMetadataFilePath, MetadataColumn::kFilePath},
+                              std::pair{kMetadataRowIndex, MetadataColumn::kRowIndex}}) {
+    const std::string_view text(full);
+    if (EqualsIgnoreCase(name, text)) return column;
+    if (short_ok && EqualsIgnoreCase(name, text.substr(text.find('.') + 1))) return column;
+  }
+  return MetadataColumn::kNone;
+}
+
+std::shared_ptr<arrow::Field> MetadataField(MetadataColumn column) {
+  if (column == MetadataColumn::kFilePath) {
+    return arrow::field(kMetadataFilePath, arrow::utf8(), /*nullable=*/false);
+  }
+  return arrow::field(kMetadataRowIndex, arrow::int64(), /*nullable=*/false);
+}
+
+// Physical dot-joined path (the key of FileStats::columns) -> logical dot-joined path, for
+// `field` and the struct fields below it.
+void MapStatsNames(const arrow::Field& field, const std::string& physical,
+                   const std::string& logical, std::map<std::string, std::string>* out) {
+  const std::string p = physical.empty() ? PhysicalFieldName(field)
+                                         : physical + "." + PhysicalFieldName(field);
+  const std::string l = logical.empty() ? field.name() : logical + "." + field.name();
+  (*out)[p] = l;
+  if (field.type()->id() != arrow::Type::STRUCT) return;
+  for (const auto& child : field.type()->fields()) MapStatsNames(*child, p, l, out);
+}
+
 struct PlannedFile {
   FileTask task;
   ScanFile info;
+  bool stats_parsed = false;  ///< info holds numRecords/tightBounds from planning
 };
 
 class ScanImpl : public Scan, public std::enable_shared_from_this<ScanImpl> {
@@ -47,7 +80,20 @@ class ScanImpl : public Scan, public std::enable_shared_from_this<ScanImpl> {
   std::vector<ScanFile> files() const override {
     std::vector<ScanFile> out;
     out.reserve(files_.size());
-    for (const auto& f : files_) out.push_back(f.info);
+    const auto no_columns = arrow::schema(arrow::FieldVector{});
+    const auto& actions = snapshot_->files();
+    for (const auto& f : files_) {
+      out.push_back(f.info);
+      // Planning parses stats only where the filter needs them; the rest are read here, for
+      // the callers that ask, rather than slowing down every plain scan.
+      if (f.stats_parsed || !actions) continue;
+      const auto& stats = static_cast<const arrow::StringArray&>(*actions->column(kStatsCol));
+      if (!stats.IsValid(f.info.file_index)) continue;
+      auto parsed = ParseStatsJson(stats.GetView(f.info.file_index), *no_columns);
+      if (!parsed.ok()) continue;
+      out.back().num_records = parsed->num_records;
+      out.back().tight_bounds = parsed->tight_bounds;
+    }
     return out;
   }
 
@@ -170,8 +216,9 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
   std::set<std::string> partition_lower;
   for (const auto& p : snap.partition_columns()) partition_lower.insert(AsciiLower(p));
 
-  // Output columns.
+  // Output columns: table columns (by logical index) and metadata columns, in output order.
   std::vector<int> output_logical;
+  std::vector<std::pair<size_t, MetadataColumn>> output_metadata;  // output position, column
   if (options_.columns.empty()) {
     for (int i = 0; i < logical->num_fields(); ++i) output_logical.push_back(i);
   } else {
@@ -187,12 +234,27 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
         }
       }
       if (found < 0) {
+        const MetadataColumn metadata = MetadataColumnNamed(name, /*short_ok=*/false);
+        if (metadata != MetadataColumn::kNone) {
+          output_metadata.emplace_back(output_logical.size() + output_metadata.size(), metadata);
+          continue;
+        }
         return DeltaError(DeltaErrorCode::kInvalidArgument,
                           fmt::format("{}: column '{}' not found; columns are {}", where, name,
                                       logical->ToString()));
       }
       output_logical.push_back(found);
     }
+  }
+  for (const auto& name : options_.metadata_columns) {
+    const MetadataColumn metadata = MetadataColumnNamed(name, /*short_ok=*/true);
+    if (metadata == MetadataColumn::kNone) {
+      return DeltaError(DeltaErrorCode::kInvalidArgument,
+                        fmt::format("{}: unknown metadata column '{}'; metadata columns are {} "
+                                    "and {}",
+                                    where, name, kMetadataFilePath, kMetadataRowIndex));
+    }
+    output_metadata.emplace_back(output_logical.size() + output_metadata.size(), metadata);
   }
 
   // Filter: parse, bind to the logical schema, collect the columns it needs.
@@ -247,13 +309,27 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
   for (int i : read_logical) {
     read_fields.push_back(logical->field(i));
     plan.is_partition.push_back(partition_lower.count(AsciiLower(logical->field(i)->name())) > 0);
+    plan.metadata.push_back(MetadataColumn::kNone);
+  }
+  // Metadata columns follow the table's columns in the rows read; the output puts them where
+  // they were asked for.
+  const size_t num_outputs = output_logical.size() + output_metadata.size();
+  arrow::FieldVector out_fields;
+  size_t next_data = 0, next_metadata = 0;
+  for (size_t k = 0; k < num_outputs; ++k) {
+    if (next_metadata < output_metadata.size() && output_metadata[next_metadata].first == k) {
+      const MetadataColumn metadata = output_metadata[next_metadata++].second;
+      plan.output_fields.push_back(static_cast<int>(read_fields.size()));
+      read_fields.push_back(MetadataField(metadata));
+      plan.is_partition.push_back(false);
+      plan.metadata.push_back(metadata);
+      out_fields.push_back(read_fields.back());
+    } else {
+      plan.output_fields.push_back(static_cast<int>(next_data));
+      out_fields.push_back(logical->field(output_logical[next_data++]));
+    }
   }
   plan.read_schema = arrow::schema(read_fields);
-  arrow::FieldVector out_fields;
-  for (size_t k = 0; k < output_logical.size(); ++k) {
-    plan.output_fields.push_back(static_cast<int>(k));
-    out_fields.push_back(logical->field(output_logical[k]));
-  }
   plan.output_schema = arrow::schema(out_fields);
   std::optional<arrow::compute::Expression> row_filter;
   if (bound) {
@@ -284,6 +360,8 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
 
   // Plan the files: parse partition values, prune and skip by stats.
   const auto stats_schema = arrow::schema(stats_fields);
+  std::map<std::string, std::string> stats_names;  // physical path -> logical path
+  for (const auto& f : stats_fields) MapStatsNames(*f, "", "", &stats_names);
   const auto& files = snap.files();
   std::vector<PlannedFile> planned;
   int64_t skipped = 0;
@@ -349,6 +427,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
         pv_view[physical] = *scalar;
         by_logical[field->name()] = *scalar;
       }
+      std::optional<FileStats> file_stats;
       if (bound) {
         // Partition values first (without stats nothing is skipped on a data column, so a skip
         // here is sound); the file's stats are parsed only when that does not decide. They are
@@ -357,13 +436,17 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
         bool skip = CanSkipFile(*bound, FileStats{}, pv_view);
         if (!skip && stats.IsValid(row)) {
           auto parsed = ParseStatsJson(stats.GetView(row), *stats_schema);
-          if (parsed.ok()) skip = CanSkipFile(*bound, *parsed, pv_view);
+          if (parsed.ok()) {
+            skip = CanSkipFile(*bound, *parsed, pv_view);
+            file_stats = std::move(*parsed);
+          }
         }
         if (skip) {
           ++skipped;
           continue;
         }
       }
+
       PlannedFile pf;
       auto resolved = ResolveFileInTable(snap.table_root(), snap.table_root(), raw_path);
       if (!resolved.ok()) {
@@ -386,11 +469,30 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
         d.size_in_bytes = dv_size.IsValid(row) ? dv_size.Value(row) : 0;
         d.cardinality = dv_card.IsValid(row) ? dv_card.Value(row) : 0;
         pf.info.deleted_rows = d.cardinality;
+        pf.info.deletion_vector = d;
         pf.task.deletion_vector = std::move(d);
       }
+      pf.task.uri = "file:" + UriEncodePath(pf.task.path);
       pf.info.path = pf.task.path;
       pf.info.log_path = raw_path;
+      pf.info.uri = pf.task.uri;
       pf.info.size = pf.task.size;
+      pf.info.file_index = row;
+      for (const auto& [physical, field] : partition_fields) {
+        pf.info.partition_values[field->name()] = raw_values[physical];
+        pf.info.typed_partition_values[field->name()] = by_logical[field->name()];
+      }
+      if (file_stats) {
+        pf.stats_parsed = true;
+        pf.info.num_records = file_stats->num_records;
+        pf.info.tight_bounds = file_stats->tight_bounds;
+        for (const auto& [physical, column] : file_stats->columns) {
+          auto name = stats_names.find(physical);
+          if (name == stats_names.end()) continue;
+          pf.info.column_stats[name->second] =
+              ScanColumnStats{column.min, column.max, column.null_count};
+        }
+      }
       planned.push_back(std::move(pf));
     }
   }

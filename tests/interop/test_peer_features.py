@@ -1,5 +1,6 @@
 """Table features written by Spark and read by deltacpp: change data feed (cdc files), V2
-checkpoints, vacuumed history, in-commit timestamps with timestamp time travel, and reader
+checkpoints, vacuumed history, in-commit timestamps with timestamp time travel, the
+`_metadata.file_path` / `_metadata.row_index` columns, and reader
 features and writer features deltacpp does not support (refused with UnsupportedFeature
 naming them)."""
 from __future__ import annotations
@@ -8,8 +9,10 @@ import datetime as dt
 import json
 import os
 import shutil
+import tempfile
 import time
 
+import pyarrow.parquet as pq
 import pytest
 
 from interop_util import (arrow_rows, assert_detail_agrees, assert_same_rows, cli,
@@ -268,3 +271,39 @@ def test_spark_variant_shredding_is_refused(spark, tmp_path):
     assert p.returncode != 0 and "UnsupportedFeature" in p.stderr and feature in p.stderr, \
         p.stderr
     assert [r["id"] for r in cpp_read(t, 1).to_pylist()] == [1]
+
+
+def test_spark_metadata_columns(spark, tmp_path):
+    """deltacpp's `_metadata.file_path` and `_metadata.row_index` agree with Spark's on every
+    remaining row of a Spark-written table with deletion vectors, a partition value holding a
+    space (percent-encoded in the URI) and several row groups per file, with and without a
+    filter that skips row groups."""
+    t = tmp_path / "meta"
+    spark.sql(f"""CREATE TABLE delta.`{t}` (id BIGINT, v STRING, p STRING) USING delta
+        PARTITIONED BY (p) TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')""")
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
+    hadoop.set("parquet.block.size", "16384")  # several row groups per file
+    try:
+        (spark.range(0, 3000).selectExpr("id", "repeat(cast(id AS STRING), 20) AS v",
+                                         "if(id % 2 = 0, 'a b', 'c') AS p")
+         .coalesce(1).write.format("delta").mode("append").save(str(t)))
+    finally:
+        hadoop.unset("parquet.block.size")
+    files = [f for f in t.rglob("*.parquet") if "_delta_log" not in f.parts]
+    assert files and all(pq.ParquetFile(f).num_row_groups > 1 for f in files), \
+        [(f.name, pq.ParquetFile(f).num_row_groups) for f in files]
+    spark.sql(f"DELETE FROM delta.`{t}` WHERE id % 7 = 0")
+    for where in (None, "id >= 2500 OR id = 3"):  # the filter skips row groups by their stats
+        sql = (f"SELECT id, _metadata.file_path AS file_path, _metadata.row_index AS row_index "
+               f"FROM delta.`{t}`" + (f" WHERE {where}" if where else ""))
+        want = sorted((r.id, r.file_path, r.row_index) for r in spark.sql(sql).collect())
+        assert len(want) == (3000 - 429 if where is None else 430)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.parquet")
+            cli("read", t, "--columns", "id,_metadata.file_path,_metadata.row_index",
+                "--format", "parquet", "--output", out, *(["--where", where] if where else []))
+            got_table = pq.read_table(out)
+        got = sorted(zip(got_table.column("id").to_pylist(),
+                         got_table.column("_metadata.file_path").to_pylist(),
+                         got_table.column("_metadata.row_index").to_pylist()))
+        assert got == want, where

@@ -151,5 +151,46 @@ TEST_F(WrittenDeletionVectors, ScanDropsTheRowsOfFileAndInlineDeletionVectors) {
   EXPECT_EQ(ScannedIds(), IdsBetween(0, 19, {3, 5, 7, 10, 11, 15}));
 }
 
+// The DELETE flow: a filtered scan's `_metadata.file_path` / `_metadata.row_index` and its
+// ScanFile (numRecords, current DV) are all the DV writer needs; the rows it deletes are the
+// rows the filter matched.
+TEST_F(WrittenDeletionVectors, RowIndexesFromAScanDeleteExactlyTheMatchedRows) {
+  auto snap = OpenLatest(dir_.str());
+  ASSERT_NE(snap, nullptr);
+  auto builder = snap->NewScan();
+  builder.Columns({kMetadataFilePath, kMetadataRowIndex}).Filter("id % 3 = 0");
+  auto scan = builder.Build();
+  ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+  auto table = Read(**scan);
+  ASSERT_NE(table, nullptr);
+  std::map<std::string, ScanFile> by_uri;
+  for (const auto& f : (*scan)->files()) by_uri[f.uri] = f;
+  std::map<std::string, std::vector<uint64_t>> rows_by_uri;
+  auto uris = StringValues(*table, kMetadataFilePath);
+  auto rows = Int64Values(*table, kMetadataRowIndex);
+  ASSERT_EQ(uris.size(), rows.size());
+  for (size_t i = 0; i < uris.size(); ++i) {
+    rows_by_uri[*uris[i]].push_back(static_cast<uint64_t>(*rows[i]));
+  }
+  std::vector<DeletionVectorRequest> requests;
+  std::map<std::string, int64_t> records;
+  for (const auto& [uri, file_rows] : rows_by_uri) {
+    ASSERT_EQ(by_uri.count(uri), 1u) << uri;
+    const ScanFile& f = by_uri.at(uri);
+    ASSERT_TRUE(f.num_records.has_value());
+    requests.push_back({f.log_path, f.deletion_vector, *f.num_records, file_rows});
+    records[f.log_path] = *f.num_records;
+  }
+  ASSERT_EQ(requests.size(), 3u);
+  auto updates = DvWriter(-1)->Write(requests);
+  ASSERT_TRUE(updates.ok()) << updates.status().ToString();
+  ASSERT_NO_FATAL_FAILURE(Commit(*updates, records));
+  std::set<int64_t> gone = {10, 11};
+  for (int64_t id = 0; id <= 24; ++id) {
+    if (id % 3 == 0) gone.insert(id);
+  }
+  EXPECT_EQ(ScannedIds(), IdsBetween(0, 24, gone));
+}
+
 }  // namespace
 }  // namespace deltacpp::scantest

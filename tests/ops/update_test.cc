@@ -272,9 +272,14 @@ TEST_F(UpdateTest, ValueThatDoesNotFitTheColumnIsRefusedNamingColumnAndRow) {
   EXPECT_NE(updated.status().message().find("row 2"), std::string::npos)
       << updated.status().ToString();
   EXPECT_EQ(ReadRows(root), Rows({"1|1", "2|2"}));
-  // A text value cannot be stored in a number column at all.
+  // Text is cast as Spark's UPDATE casts it (ANSI): a number in text is stored, anything else
+  // fails at run time naming the row, and nothing is committed.
   auto text = UpdateBuilder(root).Set("small", "'abc'").Execute();
-  ExpectRefusedCleanly(root, text, "InvalidExpression");
+  ExpectRefusedCleanly(root, text, "InvalidArgument");
+  EXPECT_NE(text.status().message().find("row 1"), std::string::npos) << text.status().ToString();
+  auto number_text = UpdateBuilder(root).Set("small", "' 7 '").Where("id = 2").Execute();
+  ASSERT_UPDATES(number_text);
+  EXPECT_EQ(ReadRows(root), Rows({"1|1", "2|7"}));
 }
 
 TEST_F(UpdateTest, GeneratedColumnsAreComputedAgainAndAssignedOnesChecked) {

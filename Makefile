@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 DEMO_TABLE ?= $(BUILD)/demo-table
 
-.PHONY: all setup configure build run test test-asan test-ubsan torture bench clean format
+.PHONY: all setup configure build run test test-asan test-ubsan torture fuzz bench clean format
 
 all: build
 
@@ -36,6 +36,12 @@ test-ubsan: setup
 MINUTES ?= 10
 torture: build
 	@TZ=UTC .venv/bin/python tests/torture/torture.py --cli $(BUILD)/deltacpp --seconds $$(( $(MINUTES) * 60 ))
+
+# libFuzzer targets under ASan + UBSan (tests/fuzz), each for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/setup.sh --fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh
 
 bench: build
 	@scripts/bench.sh $(BUILD)

@@ -15,11 +15,11 @@ ALL=(action_file schema_json checkpoint deletion_vector partition_value expressi
   json_input)
 TARGETS=("$@")
 if ((${#TARGETS[@]} == 0)); then TARGETS=("${ALL[@]}"); fi
-if ! command -v clang++ > /dev/null; then
-  echo "fuzz: clang++ is missing (scripts/setup.sh --fuzz installs it)" >&2
+if ! command -v clang++-16 > /dev/null; then
+  echo "fuzz: clang++-16 is missing (scripts/setup.sh --fuzz installs it)" >&2
   exit 1
 fi
-CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DDELTACPP_FUZZ=ON > /dev/null
+CC=clang-16 CXX=clang++-16 cmake -S . -B "$BUILD" -G Ninja -DDELTACPP_FUZZ=ON > /dev/null
 cmake --build "$BUILD" -j "$JOBS" --target "${TARGETS[@]/#/fuzz_}"
 SEEDS="$BUILD/fuzz-seeds"
 rm -rf "$SEEDS"

@@ -15,7 +15,7 @@ DEB_PACKAGES=(g++ make cmake ninja-build ccache pkg-config python3-venv
   openjdk-17-jre-headless)  # Java for Spark in the interoperability suite (tests/interop)
 # `--fuzz` (make fuzz): clang and its sanitizer and libFuzzer runtimes too.
 if [[ "${1:-}" == "--fuzz" ]]; then
-  DEB_PACKAGES+=(clang libclang-rt-14-dev)
+  DEB_PACKAGES+=(clang-16 libclang-rt-16-dev)
 elif [[ -n "${1:-}" ]]; then
   echo "setup: unknown option '$1' (--fuzz or nothing)" >&2
   exit 2

@@ -559,7 +559,8 @@ class CheckpointEncoder {
     for (const auto& t : txns) {
       ARROW_RETURN_NOT_OK(row("txn", [&](arrow::StructBuilder* b) { return AppendTxn(b, t); }));
     }
-    for (const auto& [name, domain] : snapshot.domain_metadata()) {
+    for (const auto& entry : snapshot.domain_metadata()) {
+      const DomainMetadata& domain = entry.second;
       if (domain.removed) continue;
       ARROW_RETURN_NOT_OK(
           row("domainMetadata", [&](arrow::StructBuilder* b) { return AppendDomain(b, domain); }));

@@ -31,6 +31,37 @@ int64_t MillisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+arrow::Result<RewriteOutcome> FinishRewrite(RowLevelOperation& op, const arrow::Status& run_status,
+                                            std::chrono::steady_clock::duration* rewrite_time) {
+  if (!run_status.ok()) {
+    (void)op.rewriter->Abort();
+    return run_status;
+  }
+  const auto finish_start = std::chrono::steady_clock::now();
+  auto finished = op.rewriter->Finish();
+  if (!finished.ok()) {
+    (void)op.rewriter->Abort();
+    return finished.status();
+  }
+  *rewrite_time += std::chrono::steady_clock::now() - finish_start;
+  return std::move(*finished);
+}
+
+arrow::Result<std::optional<int64_t>> CommitUnlessUnchanged(
+    RowLevelOperation& op, RewriteOutcome outcome,
+    const std::map<std::string, std::string>& parameters,
+    const std::vector<std::pair<std::string, int64_t>>& named) {
+  if (outcome.removes.empty() && outcome.adds.empty()) {
+    (void)op.rewriter->Abort();
+    return std::nullopt;
+  }
+  std::map<std::string, std::string> metrics;
+  for (const auto& [name, value] : named) metrics[name] = std::to_string(value);
+  ARROW_ASSIGN_OR_RAISE(auto version,
+                        CommitRowLevelOperation(op, std::move(outcome), parameters, metrics));
+  return version;
+}
+
 arrow::Result<RowLevelOperation> StartRowLevelOperation(
     std::shared_ptr<DeltaTable> table, const std::string& location, std::string name,
     const std::optional<std::string>& predicate, TransactionOptions options) {

@@ -5,6 +5,10 @@
 #include <arrow/api.h>
 #include <arrow/compute/expression.h>
 
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,5 +68,38 @@ arrow::Result<int64_t> CommitRowLevelOperation(RowLevelOperation& op, RewriteOut
 
 /// Milliseconds since `start` (steady clock).
 int64_t MillisSince(std::chrono::steady_clock::time_point start);
+
+/// Finishes the rewriter after the per-file work (`run_status`), adding the time Finish takes
+/// to `*rewrite_time`; when either fails the rewriter is aborted (its files deleted).
+arrow::Result<RewriteOutcome> FinishRewrite(RowLevelOperation& op, const arrow::Status& run_status,
+                                            std::chrono::steady_clock::duration* rewrite_time);
+
+/// Commits the outcome with `parameters` and the metrics `named`, unless it changes nothing:
+/// then, as delta-spark, nothing is committed (the rewriter is aborted) and nullopt returned.
+arrow::Result<std::optional<int64_t>> CommitUnlessUnchanged(
+    RowLevelOperation& op, RewriteOutcome outcome,
+    const std::map<std::string, std::string>& parameters,
+    const std::vector<std::pair<std::string, int64_t>>& named);
+
+/// The metrics DELETE and UPDATE report alike (files and bytes added, rows copied, deletion
+/// vectors, change files, timings: scan time is what is not rewrite time), from the outcome.
+template <typename Metrics>
+void SetSharedRewriteMetrics(const RewriteOutcome& outcome,
+                             std::chrono::steady_clock::duration rewrite_time,
+                             std::chrono::steady_clock::time_point start, Metrics* metrics) {
+  metrics->num_copied_rows = outcome.copied_rows;
+  metrics->num_added_files = outcome.added_files;
+  metrics->num_deletion_vectors_added = outcome.deletion_vectors_added;
+  metrics->num_deletion_vectors_removed = outcome.deletion_vectors_removed;
+  metrics->num_deletion_vectors_updated = outcome.deletion_vectors_updated;
+  metrics->num_added_change_files = static_cast<int64_t>(outcome.change_files.size());
+  metrics->num_added_bytes = outcome.added_bytes;
+  metrics->num_removed_bytes = outcome.removed_bytes;
+  metrics->rewrite_time_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(rewrite_time).count();
+  metrics->execution_time_ms = MillisSince(start);
+  metrics->scan_time_ms =
+      std::max<int64_t>(0, metrics->execution_time_ms - metrics->rewrite_time_ms);
+}
 
 }  // namespace deltacpp::internal

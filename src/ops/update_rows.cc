@@ -152,47 +152,17 @@ arrow::Result<UpdateMetrics> UpdateBuilder::Execute() const {
     }
     return arrow::Status::OK();
   };
-  auto st = run();
-  if (!st.ok()) {
-    (void)rewriter.Abort();
-    return st;
-  }
-  const auto finish_start = std::chrono::steady_clock::now();
-  auto finished = rewriter.Finish();
-  if (!finished.ok()) {
-    (void)rewriter.Abort();
-    return finished.status();
-  }
-  rewrite_time += std::chrono::steady_clock::now() - finish_start;
-  auto outcome = std::move(*finished);
+  ARROW_ASSIGN_OR_RAISE(auto outcome, FinishRewrite(op, run(), &rewrite_time));
   UpdateMetrics metrics;
   metrics.num_updated_rows = outcome.updated_rows;
-  metrics.num_copied_rows = outcome.copied_rows;
-  metrics.num_added_files = outcome.added_files;
   // As delta-spark: every file the update touched, also those re-added with a deletion vector.
   metrics.num_removed_files = static_cast<int64_t>(outcome.removes.size());
-  metrics.num_deletion_vectors_added = outcome.deletion_vectors_added;
-  metrics.num_deletion_vectors_removed = outcome.deletion_vectors_removed;
-  metrics.num_deletion_vectors_updated = outcome.deletion_vectors_updated;
-  metrics.num_added_change_files = static_cast<int64_t>(outcome.change_files.size());
-  metrics.num_added_bytes = outcome.added_bytes;
-  metrics.num_removed_bytes = outcome.removed_bytes;
-  metrics.rewrite_time_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(rewrite_time).count();
-  metrics.execution_time_ms = MillisSince(start);
-  metrics.scan_time_ms = std::max<int64_t>(0, metrics.execution_time_ms - metrics.rewrite_time_ms);
-  // As delta-spark: an UPDATE that changes nothing commits nothing.
-  if (outcome.removes.empty() && outcome.adds.empty()) {
-    (void)rewriter.Abort();
-    return metrics;
-  }
-  std::map<std::string, std::string> named;
-  for (const auto& [name, value] : metrics.Named()) named[name] = std::to_string(value);
+  SetSharedRewriteMetrics(outcome, rewrite_time, start, &metrics);
   ARROW_ASSIGN_OR_RAISE(
       metrics.version,
-      CommitRowLevelOperation(op, std::move(outcome),
-                              {{"predicate", predicate_ ? JsonStringArray({*predicate_}) : "[]"}},
-                              named));
+      CommitUnlessUnchanged(op, std::move(outcome),
+                            {{"predicate", predicate_ ? JsonStringArray({*predicate_}) : "[]"}},
+                            metrics.Named()));
   return metrics;
 }
 

@@ -17,7 +17,7 @@ The test keeps its own ledger: for every append the rows it wrote and whether th
 acknowledged the commit (exit 0). After every kill and at the end it checks, through
 `deltacpp read`:
   * the latest version reads, and so do the version before it and a sample of older ones
-    (at the end: every version);
+    (at the end: every version, or --final-versions of them spread over a long history);
   * no row appears twice, and every row belongs to an append that was started;
   * each append's rows are all there or all absent (its doomed rows may be deleted as a whole,
     since one commit added them all): atomicity;
@@ -276,10 +276,19 @@ class Torture:
             self.errors.append(str(e))
             self.stop.set()
 
-    def final_check(self):
+    def final_check(self, max_versions):
+        """Checks every version, or, on a long history, `max_versions` of them: the newest
+        quarter of them and the rest spread evenly over the older versions."""
         latest = self.latest_version()
         self.verify(sample=0)
-        for v in range(latest + 1):
+        versions = list(range(latest + 1))
+        if len(versions) > max_versions:
+            newest = max_versions // 4
+            older = versions[:-newest]
+            step = len(older) / (max_versions - newest)
+            versions = sorted({older[int(i * step)] for i in range(max_versions - newest)}
+                              | set(versions[-newest:]))
+        for v in versions:
             try:
                 self.check_rows(self.read_version(v), f"version {v}")
                 self.versions_verified += 1
@@ -296,6 +305,8 @@ def main():
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--dir")
     ap.add_argument("--seed", type=int, default=int(time.time()))
+    ap.add_argument("--final-versions", type=int, default=400,
+                    help="versions read at the end (all of them when there are fewer)")
     args = ap.parse_args()
     root = args.dir or tempfile.mkdtemp(prefix="torture.")
     root = os.path.abspath(root)
@@ -317,7 +328,7 @@ def main():
     t.stop.set()
     for th in threads:
         th.join()
-    latest = t.final_check() if not t.errors else -1
+    latest = t.final_check(args.final_versions) if not t.errors else -1
     acked = sum(1 for g in t.groups.values() if g["acked"])
     print(f"torture: {sum(t.ops.values())} operations {t.ops}, {t.kills} kills, "
           f"{acked} acknowledged appends, {latest + 1} versions, "

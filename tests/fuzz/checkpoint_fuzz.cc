@@ -1,11 +1,14 @@
 // Fuzz target: one file's bytes as a classic Parquet checkpoint, read as a snapshot load would
-// (every action column normalised into the file-action layout). Parquet itself is the wheel's
-// library; what is fuzzed is how deltacpp takes apart whatever that library hands it.
+// (every action column normalised into the file-action layout), from a local table directory.
+// Parquet itself is the wheel's library; what is fuzzed is how deltacpp takes apart whatever
+// that library hands it.
 #include <arrow/api.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -19,24 +22,27 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace deltacpp;            // NOLINT(build/namespaces)
   using namespace deltacpp::internal;  // NOLINT(build/namespaces)
-  static const bool initialized = [] {
+  // Checkpoints are read through the store's Arrow filesystem, so the file lives on disk: one
+  // table directory per process, the checkpoint overwritten by each input.
+  static const std::string* root = [] {
     Initialize();
-    return true;
+    std::string pattern = "/tmp/deltacpp-fuzz-checkpoint.XXXXXX";
+    if (!mkdtemp(pattern.data())) std::abort();
+    if (mkdir((pattern + "/_delta_log").c_str(), 0755) != 0) std::abort();
+    return new std::string(pattern);
   }();
-  (void)initialized;
-  const std::string root = "/fuzz/table";
+  static const auto store = MakeLocalLogStore();
   const std::string name = "00000000000000000005.checkpoint.parquet";
-  auto store = MakeMemoryLogStore();
   LogSegment segment;
-  segment.table_root = root;
-  segment.log_dir = LogDir(root);
+  segment.table_root = *root;
+  segment.log_dir = LogDir(*root);
   segment.version = 5;
   segment.checkpoint_version = 5;
   const std::string path = segment.log_dir + "/" + name;
-  if (!store->PutIfAbsent(path, std::string_view(reinterpret_cast<const char*>(data), size))
-           .ok()) {
-    std::abort();
-  }
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) std::abort();
+  std::fwrite(data, 1, size, f);
+  std::fclose(f);
   LogFile file;
   file.entry.path = path;
   file.entry.size = static_cast<int64_t>(size);

@@ -39,21 +39,24 @@ arrow::Result<DeleteMetrics> DeleteBuilder::Execute() const {
   auto& rewriter = *op.rewriter;
   std::chrono::steady_clock::duration rewrite_time{};
   auto run = [&]() -> arrow::Status {
-    for (int64_t file_row : op.candidates) {
-      // Files whose every row matches go without being read.
-      if (AllRowsMatchFile(op, file_row)) {
-        const auto t = std::chrono::steady_clock::now();
-        ARROW_RETURN_NOT_OK(rewriter.RemoveWholeFile(file_row));
-        rewrite_time += std::chrono::steady_clock::now() - t;
+    // Files whose every row matches go without being read; the others are read ahead.
+    std::vector<size_t> to_read;
+    for (size_t i = 0; i < op.candidates.size(); ++i) {
+      if (!AllRowsMatchFile(op, op.candidates[i])) {
+        to_read.push_back(i);
         continue;
       }
-      ARROW_ASSIGN_OR_RAISE(auto file, rewriter.Read(file_row));
+      const auto t = std::chrono::steady_clock::now();
+      ARROW_RETURN_NOT_OK(rewriter.RemoveWholeFile(op.candidates[i]));
+      rewrite_time += std::chrono::steady_clock::now() - t;
+    }
+    return ForEachCandidateRead(op, to_read, [&](size_t, FileRows file) -> arrow::Status {
       ARROW_ASSIGN_OR_RAISE(auto drop, MatchMask(op, *file.rows));
       const auto t = std::chrono::steady_clock::now();
       ARROW_RETURN_NOT_OK(rewriter.Delete(file, *drop));
       rewrite_time += std::chrono::steady_clock::now() - t;
-    }
-    return arrow::Status::OK();
+      return arrow::Status::OK();
+    });
   };
   ARROW_ASSIGN_OR_RAISE(auto outcome, FinishRewrite(op, run(), &rewrite_time));
   metrics.num_deleted_rows = outcome.deleted_rows;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 
 #include "deltacpp/error.h"
 #include "deltacpp/scan.h"
@@ -29,6 +30,26 @@ int64_t MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                start)
       .count();
+}
+
+arrow::Status ForEachCandidateRead(
+    const RowLevelOperation& op, const std::vector<size_t>& candidate_indexes,
+    const std::function<arrow::Status(size_t index, FileRows file)>& each) {
+  if (candidate_indexes.empty()) return arrow::Status::OK();
+  // A plain thread, not a pool task: the read waits on Arrow's pools itself, and a pool task
+  // waiting for its own pool could deadlock a small pool.
+  auto read = [&op](size_t index) { return op.rewriter->Read(op.candidates[index]); };
+  auto next = std::async(std::launch::async, read, candidate_indexes[0]);
+  for (size_t k = 0; k < candidate_indexes.size(); ++k) {
+    auto current = next.get();
+    if (k + 1 < candidate_indexes.size()) {
+      next = std::async(std::launch::async, read, candidate_indexes[k + 1]);
+    }
+    // Returning destroys `next`, which waits for the read under way.
+    ARROW_RETURN_NOT_OK(current.status());
+    ARROW_RETURN_NOT_OK(each(candidate_indexes[k], std::move(*current)));
+  }
+  return arrow::Status::OK();
 }
 
 arrow::Result<RewriteOutcome> FinishRewrite(RowLevelOperation& op, const arrow::Status& run_status,

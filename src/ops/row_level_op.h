@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <utility>
 
 #include <map>
@@ -65,6 +66,15 @@ arrow::Result<std::shared_ptr<arrow::BooleanArray>> MatchMask(const RowLevelOper
 arrow::Result<int64_t> CommitRowLevelOperation(RowLevelOperation& op, RewriteOutcome outcome,
                                                const std::map<std::string, std::string>& parameters,
                                                const std::map<std::string, std::string>& metrics);
+
+/// Reads the candidates `candidate_indexes` (positions in `op.candidates`) in that order and
+/// calls `each(index, rows)` for each. The next file is read on a thread of its own while
+/// `each` handles the current one, so decoding overlaps rewriting; at most two files' rows are
+/// in memory at once. The first error (a read's or `each`'s) stops the loop and is returned,
+/// after the read under way has finished.
+arrow::Status ForEachCandidateRead(
+    const RowLevelOperation& op, const std::vector<size_t>& candidate_indexes,
+    const std::function<arrow::Status(size_t index, FileRows file)>& each);
 
 /// Milliseconds since `start` (steady clock).
 int64_t MillisSince(std::chrono::steady_clock::time_point start);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <set>
 
 #include "deltacpp/error.h"
@@ -136,10 +137,11 @@ arrow::Result<UpdateMetrics> UpdateBuilder::Execute() const {
   auto& rewriter = *op.rewriter;
   std::chrono::steady_clock::duration rewrite_time{};
   auto run = [&]() -> arrow::Status {
-    for (size_t i = 0; i < op.candidates.size(); ++i) {
-      ARROW_ASSIGN_OR_RAISE(auto file, rewriter.Read(op.candidates[i]));
+    std::vector<size_t> all(op.candidates.size());
+    std::iota(all.begin(), all.end(), size_t{0});
+    return ForEachCandidateRead(op, all, [&](size_t i, FileRows file) -> arrow::Status {
       ARROW_ASSIGN_OR_RAISE(auto mask, MatchMask(op, *file.rows));
-      if (mask->true_count() == 0) continue;
+      if (mask->true_count() == 0) return arrow::Status::OK();
       const auto t = std::chrono::steady_clock::now();
       ARROW_ASSIGN_OR_RAISE(auto selected, arrow::compute::Filter(file.rows, mask));
       auto new_rows = new_rows_of(selected.record_batch());
@@ -149,8 +151,8 @@ arrow::Result<UpdateMetrics> UpdateBuilder::Execute() const {
       }
       ARROW_RETURN_NOT_OK(rewriter.Update(file, *mask, *new_rows));
       rewrite_time += std::chrono::steady_clock::now() - t;
-    }
-    return arrow::Status::OK();
+      return arrow::Status::OK();
+    });
   };
   ARROW_ASSIGN_OR_RAISE(auto outcome, FinishRewrite(op, run(), &rewrite_time));
   UpdateMetrics metrics;

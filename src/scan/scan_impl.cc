@@ -3,7 +3,6 @@
 #include <arrow/util/thread_pool.h>
 #include <fmt/core.h>
 
-#include <deque>
 #include <set>
 
 #include "deltacpp/api.h"
@@ -18,7 +17,7 @@
 #include "protocol/partition_values.h"
 #include "protocol/path_encoding.h"
 #include "scan/data_file_reader.h"
-#include "util/thread_pools.h"
+#include "scan/ordered_task_reader.h"
 #include "util/uri.h"
 
 namespace deltacpp {
@@ -102,7 +101,6 @@ class ScanImpl : public Scan, public std::enable_shared_from_this<ScanImpl> {
   arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> Execute() const override;
 
  private:
-  friend class ParallelFileReader;
   std::shared_ptr<const Snapshot> snapshot_;
   std::shared_ptr<FileReadPlan> plan_;
   std::vector<PlannedFile> files_;
@@ -110,91 +108,13 @@ class ScanImpl : public Scan, public std::enable_shared_from_this<ScanImpl> {
   int parallelism_;
 };
 
-// Reads files on the CPU thread pool, a bounded number ahead, and yields their batches in
-// file order.
-class ParallelFileReader : public arrow::RecordBatchReader {
- public:
-  using Batches = std::vector<std::shared_ptr<arrow::RecordBatch>>;
-
-  ParallelFileReader(std::shared_ptr<const ScanImpl> scan)
-      : scan_(std::move(scan)), fs_(scan_->snapshot_->store()->filesystem()) {}
-
-  std::shared_ptr<arrow::Schema> schema() const override { return scan_->plan_->output_schema; }
-
-  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
-    while (true) {
-      if (pos_in_current_ < current_.size()) {
-        // Handed over, not kept: a consumed batch's memory goes back as soon as the caller
-        // drops it, instead of living until the whole file is consumed.
-        *out = std::move(current_[pos_in_current_++]);
-        return arrow::Status::OK();
-      }
-      Fill();
-      if (pending_.empty()) {
-        *out = nullptr;
-        return arrow::Status::OK();
-      }
-      auto fut = std::move(pending_.front());
-      pending_.pop_front();
-      auto result = fut.result();
-      if (!result.ok()) {
-        // Let in-flight reads finish before reporting, so nothing outlives the reader.
-        for (auto& f : pending_) f.Wait();
-        pending_.clear();
-        next_file_ = scan_->files_.size();
-        return result.status();
-      }
-      current_ = std::move(*result);
-      pos_in_current_ = 0;
-      Fill();
-    }
-  }
-
-  arrow::Status Close() override {
-    for (auto& f : pending_) f.Wait();
-    pending_.clear();
-    return arrow::Status::OK();
-  }
-
-  ~ParallelFileReader() override { (void)Close(); }
-
- private:
-  void Fill() {
-    // Not the CPU pool: a consumer may itself run on it (an Acero node, say) and wait here.
-    auto* pool = FileTaskPool();
-    if (pool == nullptr) {
-      pending_.push_back(arrow::Future<Batches>::MakeFinished(
-          arrow::Status::IOError("cannot start the file reading threads")));
-      next_file_ = scan_->files_.size();
-      return;
-    }
-    while (pending_.size() < static_cast<size_t>(scan_->parallelism_) &&
-           next_file_ < scan_->files_.size()) {
-      size_t i = next_file_++;
-      auto scan = scan_;
-      auto fs = fs_;
-      auto fut = pool->Submit([scan, fs, i]() -> arrow::Result<Batches> {
-        return ReadDataFile(*scan->plan_, scan->files_[i].task, *fs);
-      });
-      if (!fut.ok()) {
-        pending_.push_back(arrow::Future<Batches>::MakeFinished(fut.status()));
-      } else {
-        pending_.push_back(std::move(*fut));
-      }
-    }
-  }
-
-  std::shared_ptr<const ScanImpl> scan_;
-  std::shared_ptr<arrow::fs::FileSystem> fs_;
-  std::deque<arrow::Future<Batches>> pending_;
-  size_t next_file_ = 0;
-  Batches current_;
-  size_t pos_in_current_ = 0;
-};
-
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> ScanImpl::Execute() const {
   std::shared_ptr<const ScanImpl> self = shared_from_this();
-  return std::make_shared<ParallelFileReader>(self);
+  auto fs = snapshot_->store()->filesystem();
+  // Files are read a bounded number ahead; their batches come out in file order.
+  return std::make_shared<OrderedTaskReader>(
+      plan_->output_schema, files_.size(), parallelism_,
+      [self, fs](size_t i) { return ReadDataFile(*self->plan_, self->files_[i].task, *fs); });
 }
 
 }  // namespace

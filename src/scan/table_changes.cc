@@ -6,7 +6,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <deque>
 #include <set>
 
 #include "deltacpp/api.h"
@@ -25,6 +24,7 @@
 #include "scan/change_schema_check.h"
 #include "scan/commit_changes.h"
 #include "scan/data_file_reader.h"
+#include "scan/ordered_task_reader.h"
 #include "util/thread_pools.h"
 #include "util/uri.h"
 
@@ -176,77 +176,6 @@ arrow::Result<Batches> ReadChangeTask(const ChangesPlan& plan, const ChangeTask&
   return out;
 }
 
-// Reads the tasks on the file task pool, a bounded number ahead, yielding batches in task order.
-class ChangeReader : public arrow::RecordBatchReader {
- public:
-  ChangeReader(std::shared_ptr<const ChangesPlan> plan, std::shared_ptr<arrow::fs::FileSystem> fs)
-      : plan_(std::move(plan)), fs_(std::move(fs)) {}
-
-  std::shared_ptr<arrow::Schema> schema() const override { return plan_->output_schema; }
-
-  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
-    while (true) {
-      if (pos_ < current_.size()) {
-        *out = std::move(current_[pos_++]);
-        return arrow::Status::OK();
-      }
-      Fill();
-      if (pending_.empty()) {
-        *out = nullptr;
-        return arrow::Status::OK();
-      }
-      auto fut = std::move(pending_.front());
-      pending_.pop_front();
-      auto result = fut.result();
-      if (!result.ok()) {
-        for (auto& f : pending_) f.Wait();
-        pending_.clear();
-        next_ = plan_->tasks.size();
-        return result.status();
-      }
-      current_ = std::move(*result);
-      pos_ = 0;
-    }
-  }
-
-  arrow::Status Close() override {
-    for (auto& f : pending_) f.Wait();
-    pending_.clear();
-    return arrow::Status::OK();
-  }
-
-  ~ChangeReader() override { (void)Close(); }
-
- private:
-  void Fill() {
-    auto* pool = FileTaskPool();
-    if (pool == nullptr) {
-      pending_.push_back(arrow::Future<Batches>::MakeFinished(
-          arrow::Status::IOError("cannot start the file reading threads")));
-      next_ = plan_->tasks.size();
-      return;
-    }
-    while (pending_.size() < static_cast<size_t>(plan_->parallelism) &&
-           next_ < plan_->tasks.size()) {
-      const size_t i = next_++;
-      auto plan = plan_;
-      auto fs = fs_;
-      auto fut = pool->Submit([plan, fs, i]() -> arrow::Result<Batches> {
-        return ReadChangeTask(*plan, plan->tasks[i], *fs);
-      });
-      pending_.push_back(fut.ok() ? std::move(*fut)
-                                  : arrow::Future<Batches>::MakeFinished(fut.status()));
-    }
-  }
-
-  std::shared_ptr<const ChangesPlan> plan_;
-  std::shared_ptr<arrow::fs::FileSystem> fs_;
-  std::deque<arrow::Future<Batches>> pending_;
-  size_t next_ = 0;
-  Batches current_;
-  size_t pos_ = 0;
-};
-
 class TableChangesImpl : public TableChanges {
  public:
   TableChangesImpl(std::shared_ptr<const ChangesPlan> plan, std::shared_ptr<LogStore> store,
@@ -257,7 +186,12 @@ class TableChangesImpl : public TableChanges {
   int64_t start_version() const override { return start_; }
   int64_t end_version() const override { return end_; }
   arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> Execute() const override {
-    return std::make_shared<ChangeReader>(plan_, store_->filesystem());
+    auto plan = plan_;
+    auto fs = store_->filesystem();
+    // Tasks run a bounded number ahead; their batches come out in task (commit) order.
+    return std::make_shared<OrderedTaskReader>(
+        plan->output_schema, plan->tasks.size(), plan->parallelism,
+        [plan, fs](size_t i) { return ReadChangeTask(*plan, plan->tasks[i], *fs); });
   }
 
  private:

@@ -1,7 +1,5 @@
 // `deltacpp delete`: delete the rows of a table matching a predicate.
-#include <fmt/core.h>
 
-#include <iostream>
 #include <optional>
 
 #include "commands.h"
@@ -31,15 +29,7 @@ Action AddDeleteCommand(CLI::App& app) {
     if (args->where) builder.Where(*args->where);
     auto metrics = builder.Execute();
     if (!metrics.ok()) return ReportError(metrics.status());
-    if (metrics->version) {
-      std::cout << fmt::format("committed version {}\n", *metrics->version);
-    } else {
-      std::cout << "no row matched; nothing committed\n";
-    }
-    for (const auto& [name, value] : metrics->Named()) {
-      std::cout << fmt::format("{}: {}\n", name, value);
-    }
-    return 0;
+    return PrintOperationOutcome(metrics->version, metrics->Named());
   };
 }
 

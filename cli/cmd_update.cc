@@ -1,7 +1,6 @@
 // `deltacpp update`: set columns of the rows of a table matching a predicate.
 #include <fmt/core.h>
 
-#include <iostream>
 #include <optional>
 
 #include "commands.h"
@@ -62,15 +61,7 @@ Action AddUpdateCommand(CLI::App& app) {
     if (args->where) builder.Where(*args->where);
     auto metrics = builder.Execute();
     if (!metrics.ok()) return ReportError(metrics.status());
-    if (metrics->version) {
-      std::cout << fmt::format("committed version {}\n", *metrics->version);
-    } else {
-      std::cout << "no row matched; nothing committed\n";
-    }
-    for (const auto& [name, value] : metrics->Named()) {
-      std::cout << fmt::format("{}: {}\n", name, value);
-    }
-    return 0;
+    return PrintOperationOutcome(metrics->version, metrics->Named());
   };
 }
 

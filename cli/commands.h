@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace deltacpp::cli {
@@ -34,6 +35,11 @@ std::vector<std::string> SplitList(const std::string& text);
 /// IOError when a local table path lies under (or is) something that is not a directory, e.g.
 /// a regular file, naming it; OK otherwise (other problems are found when the path is used).
 arrow::Status CheckTablePath(const std::string& path);
+
+/// Prints the outcome of a row-level operation: the committed version (or that nothing matched
+/// and nothing was committed) and each metric as `name: value`. Returns exit code 0.
+int PrintOperationOutcome(const std::optional<int64_t>& version,
+                          const std::vector<std::pair<std::string, int64_t>>& metrics);
 
 /// Prints `status` to stderr as `deltacpp: error: ...` and returns the exit code.
 int ReportError(const arrow::Status& status);

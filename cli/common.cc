@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iostream>
 
 #include "commands.h"
 #include "deltacpp/error.h"
@@ -52,6 +53,17 @@ arrow::Status CheckTablePath(const std::string& path) {
     break;
   }
   return arrow::Status::OK();
+}
+
+int PrintOperationOutcome(const std::optional<int64_t>& version,
+                          const std::vector<std::pair<std::string, int64_t>>& metrics) {
+  if (version) {
+    std::cout << fmt::format("committed version {}\n", *version);
+  } else {
+    std::cout << "no row matched; nothing committed\n";
+  }
+  for (const auto& [name, value] : metrics) std::cout << fmt::format("{}: {}\n", name, value);
+  return 0;
 }
 
 int ReportError(const arrow::Status& status) {

@@ -59,10 +59,25 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> RowsAtPositions(
   return filtered.record_batch();
 }
 
-// Where `mask` is TRUE (NULL counts as false).
-std::vector<bool> TrueAt(const arrow::BooleanArray& mask) {
-  std::vector<bool> out(mask.length());
-  for (int64_t i = 0; i < mask.length(); ++i) out[i] = mask.IsValid(i) && mask.Value(i);
+// The rows of `file` a mask selects: where it is TRUE (NULL counts as false), and their
+// positions in the Parquet file. `what` names the mask in the error for a wrong length.
+struct MaskedRows {
+  std::vector<bool> selected;
+  std::vector<uint64_t> positions;
+};
+
+arrow::Result<MaskedRows> SelectedRows(const FileRows& file, const arrow::BooleanArray& mask,
+                                       const char* what) {
+  if (mask.length() != file.rows->num_rows()) {
+    return arrow::Status::Invalid("the ", what, " mask has ", mask.length(), " values for ",
+                                  file.rows->num_rows(), " rows");
+  }
+  MaskedRows out;
+  out.selected.resize(mask.length());
+  for (int64_t i = 0; i < mask.length(); ++i) {
+    out.selected[i] = mask.IsValid(i) && mask.Value(i);
+    if (out.selected[i]) out.positions.push_back(file.positions[i]);
+  }
   return out;
 }
 
@@ -278,16 +293,10 @@ arrow::Status RowRewriter::RemoveWholeFile(int64_t file_row) {
 
 arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArray& drop) {
   if (finished_) return arrow::Status::Invalid("RowRewriter: already finished");
-  if (drop.length() != file.rows->num_rows()) {
-    return FileError(file.file_row, arrow::Status::Invalid("the delete mask has ",
-                                                           drop.length(), " values for ",
-                                                           file.rows->num_rows(), " rows"));
-  }
-  const auto dropped = TrueAt(drop);
-  std::vector<uint64_t> positions;
-  for (size_t i = 0; i < dropped.size(); ++i) {
-    if (dropped[i]) positions.push_back(file.positions[i]);
-  }
+  auto masked = SelectedRows(file, drop, "delete");
+  if (!masked.ok()) return FileError(file.file_row, masked.status());
+  const std::vector<bool>& dropped = masked->selected;
+  std::vector<uint64_t>& positions = masked->positions;
   if (positions.empty()) return arrow::Status::OK();
   if (!seen_rows_.insert(file.file_row).second) {
     return FileError(file.file_row, arrow::Status::Invalid("the file is changed twice"));
@@ -344,16 +353,10 @@ arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArra
 arrow::Status RowRewriter::Update(const FileRows& file, const arrow::BooleanArray& replace,
                                   const std::shared_ptr<arrow::RecordBatch>& new_rows) {
   if (finished_) return arrow::Status::Invalid("RowRewriter: already finished");
-  if (replace.length() != file.rows->num_rows()) {
-    return FileError(file.file_row, arrow::Status::Invalid("the update mask has ",
-                                                           replace.length(), " values for ",
-                                                           file.rows->num_rows(), " rows"));
-  }
-  const auto replaced = TrueAt(replace);
-  std::vector<uint64_t> positions;
-  for (size_t i = 0; i < replaced.size(); ++i) {
-    if (replaced[i]) positions.push_back(file.positions[i]);
-  }
+  auto masked = SelectedRows(file, replace, "update");
+  if (!masked.ok()) return FileError(file.file_row, masked.status());
+  const std::vector<bool>& replaced = masked->selected;
+  std::vector<uint64_t>& positions = masked->positions;
   const auto n = static_cast<int64_t>(positions.size());
   if (n != new_rows->num_rows()) {
     return FileError(file.file_row, arrow::Status::Invalid(n, " rows are replaced by ",

@@ -17,7 +17,7 @@ struct FilesArgs {
 arrow::Status Run(const FilesArgs& args) {
   ARROW_ASSIGN_OR_RAISE(auto table, DeltaTable::Open(args.path));
   ARROW_ASSIGN_OR_RAISE(auto snap, table->SnapshotAt(args.version));
-  const auto& files = snap->files();
+  ARROW_ASSIGN_OR_RAISE(auto files, snap->live_files().ToBatch());
   // path, partitionValues, size, modificationTime, stats, deletion vector cardinality
   std::vector<std::string> names = {"path", "partitionValues", "size", "modificationTime", "stats"};
   std::vector<std::shared_ptr<arrow::Field>> fields;

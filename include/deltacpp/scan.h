@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "deltacpp/actions.h"
+#include "deltacpp/live_files.h"
 
 namespace deltacpp {
 
@@ -64,8 +65,11 @@ struct ScanFile {
   std::string uri;            ///< the file's full URI: the value of `_metadata.file_path`
   int64_t size = 0;
   int64_t deleted_rows = 0;   ///< cardinality of its deletion vector, 0 when it has none
-  /// The file's row in snapshot->files().
-  int64_t file_index = -1;
+  /// Where the file's add action is in snapshot->live_files().
+  FileRef file_ref;
+  /// True when partition values and statistics prove the filter TRUE for every row of the file
+  /// (always without a filter): a reader may then skip evaluating it.
+  bool all_rows_match = false;
   /// Partition values as in the log (nullopt for a null value), by logical column name.
   std::map<std::string, std::optional<std::string>> partition_values;
   /// The same values typed as the partition columns (a null scalar for a null value).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "deltacpp/actions.h"
+#include "deltacpp/live_files.h"
 #include "deltacpp/schema.h"
 #include "deltacpp/storage.h"
 #include "deltacpp/table_config.h"
@@ -36,10 +37,8 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
     ColumnMappingMode column_mapping_mode = ColumnMappingMode::kNone;
     /// `metadata.configuration`, typed (parsed once when the snapshot is built).
     TableConfig config;
-    /// Live add actions, one row each, columns as the protocol names them (path,
-    /// partitionValues, size, modificationTime, dataChange, stats, tags, deletionVector,
-    /// baseRowId, defaultRowCommitVersion, clusteringProvider).
-    std::shared_ptr<arrow::RecordBatch> files;
+    /// Live add actions: the batches they were decoded in plus selections (see LiveFiles).
+    LiveFiles files;
     std::map<std::string, Txn> txns;
     std::map<std::string, DomainMetadata> domains;  ///< live domains only
     std::optional<CommitInfo> commit_info;          ///< of this version's commit, if present
@@ -47,7 +46,8 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
     std::optional<int64_t> checkpoint_version;      ///< checkpoint the state was built from
   };
 
-  explicit Snapshot(State state) : state_(std::move(state)) {}
+  explicit Snapshot(State state);
+  ~Snapshot();
 
   /// The version this snapshot reconstructs.
   int64_t version() const { return state_.version; }
@@ -67,9 +67,15 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
   ColumnMappingMode column_mapping_mode() const { return state_.column_mapping_mode; }
   /// Table properties, typed, with delta-spark's defaults for the ones not set.
   const TableConfig& config() const { return state_.config; }
-  /// Live files, columnar (see State::files).
-  const std::shared_ptr<arrow::RecordBatch>& files() const { return state_.files; }
-  int64_t num_files() const { return state_.files ? state_.files->num_rows() : 0; }
+  /// Live files, as the batches they were decoded in plus selections: no copy.
+  const LiveFiles& live_files() const { return state_.files; }
+  /// Live add actions copied into one batch, one row per file, columns as the protocol names
+  /// them (path, partitionValues, size, modificationTime, dataChange, stats, tags,
+  /// deletionVector, baseRowId, defaultRowCommitVersion, clusteringProvider). Built on the first
+  /// call and kept (null if that copy cannot be allocated); live_files() reads the same rows
+  /// without the copy.
+  const std::shared_ptr<arrow::RecordBatch>& files() const;
+  int64_t num_files() const { return state_.files.size(); }
   /// Sum of the live files' sizes in bytes.
   int64_t total_size_bytes() const;
   /// Latest `txn` version recorded for `app_id`.
@@ -89,6 +95,8 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
 
  private:
   State state_;
+  struct FilesBatch;
+  std::unique_ptr<FilesBatch> files_batch_;  // files(), built on first use
 };
 
 }  // namespace deltacpp

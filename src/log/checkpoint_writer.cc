@@ -24,6 +24,7 @@
 #include "log/log_file_name.h"
 #include "log/log_segment.h"
 #include "log/tombstones.h"
+#include "log/typed_stats.h"
 #include "protocol/partition_values.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
@@ -111,59 +112,6 @@ arrow::Result<std::shared_ptr<arrow::Array>> FalseArray(int64_t length) {
 
 // ---------------------------------------------------------------------------------------------
 // The `add` column: the snapshot's columnar files plus typed stats and partition values.
-
-enum class StatKind { kMin, kMax, kNullCount };
-
-// Fields of minValues/maxValues (`counts` false) or nullCount (`counts` true) over the physical
-// data schema, limited to the leaves whose dot-joined physical path is in `present`.
-arrow::FieldVector StatsFields(const arrow::FieldVector& fields, const std::string& prefix,
-                               const std::set<std::string>& present, bool counts) {
-  arrow::FieldVector out;
-  for (const auto& f : fields) {
-    if (IsVariantField(*f)) continue;
-    const std::string name = PhysicalFieldName(*f);
-    const std::string key = prefix.empty() ? name : prefix + "." + name;
-    if (f->type()->id() == arrow::Type::STRUCT) {
-      auto children = StatsFields(f->type()->fields(), key, present, counts);
-      if (!children.empty()) out.push_back(arrow::field(name, arrow::struct_(children)));
-    } else if (present.count(key) > 0) {
-      out.push_back(arrow::field(name, counts ? arrow::int64() : f->type()));
-    }
-  }
-  return out;
-}
-
-arrow::Status FillStats(arrow::StructBuilder* builder, const arrow::StructType& type,
-                        const std::string& prefix, const FileStats& stats, StatKind kind) {
-  ARROW_RETURN_NOT_OK(builder->Append());
-  for (int i = 0; i < type.num_fields(); ++i) {
-    const auto& f = type.field(i);
-    const std::string key = prefix.empty() ? f->name() : prefix + "." + f->name();
-    arrow::ArrayBuilder* child = builder->field_builder(i);
-    if (f->type()->id() == arrow::Type::STRUCT) {
-      ARROW_RETURN_NOT_OK(FillStats(static_cast<arrow::StructBuilder*>(child),
-                                    static_cast<const arrow::StructType&>(*f->type()), key, stats,
-                                    kind));
-      continue;
-    }
-    auto it = stats.columns.find(key);
-    if (it == stats.columns.end()) {
-      ARROW_RETURN_NOT_OK(child->AppendNull());
-    } else if (kind == StatKind::kNullCount) {
-      auto* counts = static_cast<arrow::Int64Builder*>(child);
-      ARROW_RETURN_NOT_OK(it->second.null_count ? counts->Append(*it->second.null_count)
-                                                : counts->AppendNull());
-    } else {
-      const auto& value = kind == StatKind::kMin ? it->second.min : it->second.max;
-      if (value && value->is_valid && value->type->Equals(*f->type())) {
-        ARROW_RETURN_NOT_OK(child->AppendScalar(*value));
-      } else {
-        ARROW_RETURN_NOT_OK(child->AppendNull());
-      }
-    }
-  }
-  return arrow::Status::OK();
-}
 
 class AddColumn {
  public:
@@ -272,8 +220,8 @@ class AddColumn {
       }
     }
     arrow::FieldVector fields = {arrow::field("numRecords", arrow::int64())};
-    auto bounds = StatsFields(data_schema_->fields(), "", with_bounds, false);
-    auto counts = StatsFields(data_schema_->fields(), "", with_counts, true);
+    auto bounds = StatsFields(data_schema_->fields(), "", &with_bounds, false);
+    auto counts = StatsFields(data_schema_->fields(), "", &with_counts, true);
     if (!bounds.empty()) {
       min_index_ = static_cast<int>(fields.size());
       fields.push_back(arrow::field("minValues", arrow::struct_(bounds)));
@@ -726,10 +674,9 @@ arrow::Result<CheckpointWriteResult> WriteCheckpoint(const Snapshot& snapshot,
   ARROW_ASSIGN_OR_RAISE(auto segment, BuildLogSegment(store, root, version));
   ARROW_ASSIGN_OR_RAISE(auto tombstones,
                         LoadTombstones(store, segment, now - tombstone_retention));
-  std::shared_ptr<arrow::RecordBatch> files = snapshot.files();
-  if (!files) {
-    ARROW_ASSIGN_OR_RAISE(files, arrow::RecordBatch::MakeEmpty(FileActionSchema()));
-  }
+  // A checkpoint holds every live file: one batch of them is what it encodes.
+  ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::RecordBatch> files,
+                        snapshot.live_files().ToBatch());
   ARROW_ASSIGN_OR_RAISE(auto add_column, AddColumn::Make(snapshot, *files));
   const bool with_domains = std::any_of(snapshot.domain_metadata().begin(),
                                         snapshot.domain_metadata().end(),

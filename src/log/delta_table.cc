@@ -1,11 +1,14 @@
 #include <fmt/core.h>
 #include <simdjson.h>
 
+#include <mutex>
+
 #include "deltacpp/api.h"
 #include "deltacpp/error.h"
 #include "deltacpp/table.h"
 #include "log/commit_parser.h"
 #include "log/commit_timeline.h"
+#include "log/file_action_schema.h"
 #include "log/log_file_name.h"
 #include "log/log_segment.h"
 #include "log/replay.h"
@@ -187,14 +190,25 @@ arrow::Result<std::vector<HistoryEntry>> DeltaTable::History(std::optional<int64
   return out;
 }
 
-int64_t Snapshot::total_size_bytes() const {
-  if (!state_.files) return 0;
-  const auto& sizes = static_cast<const arrow::Int64Array&>(*state_.files->column(2));
-  int64_t total = 0;
-  for (int64_t i = 0; i < sizes.length(); ++i) {
-    if (sizes.IsValid(i)) total += sizes.Value(i);
-  }
-  return total;
+int64_t Snapshot::total_size_bytes() const { return state_.files.total_size_bytes(); }
+
+struct Snapshot::FilesBatch {
+  std::once_flag once;
+  std::shared_ptr<arrow::RecordBatch> batch;
+};
+
+Snapshot::Snapshot(State state)
+    : state_(std::move(state)), files_batch_(std::make_unique<FilesBatch>()) {}
+
+Snapshot::~Snapshot() = default;
+
+const std::shared_ptr<arrow::RecordBatch>& Snapshot::files() const {
+  std::call_once(files_batch_->once, [&] {
+    // Only a failed allocation fails here; the batch then stays null rather than partial.
+    auto batch = state_.files.ToBatch();
+    if (batch.ok()) files_batch_->batch = std::move(*batch);
+  });
+  return files_batch_->batch;
 }
 
 std::optional<int64_t> Snapshot::txn_version(const std::string& app_id) const {

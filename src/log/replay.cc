@@ -5,6 +5,7 @@
 #include <arrow/util/bit_util.h>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <deque>
 #include <set>
 #include <unordered_set>
@@ -13,6 +14,7 @@
 #include "log/checkpoint_reader.h"
 #include "log/commit_parser.h"
 #include "log/file_action_schema.h"
+#include "log/live_file_list.h"
 #include "protocol/path_encoding.h"
 #include "protocol/schema_json.h"
 #include "protocol/table_features.h"
@@ -26,46 +28,6 @@ namespace {
 struct KeyHash {
   using is_transparent = void;
   size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
-};
-
-// Key of a file action: the canonical path (CanonicalFilePath) plus the deletion vector's
-// unique id.
-class FileKeyReader {
- public:
-  FileKeyReader(const arrow::RecordBatch& batch, std::string_view table_root)
-      : table_root_(table_root),
-        path_(static_cast<const arrow::StringArray&>(*batch.column(kPathCol))),
-        dv_(static_cast<const arrow::StructArray&>(*batch.column(kDeletionVectorCol))),
-        storage_(static_cast<const arrow::StringArray&>(*dv_.field(kDvStorageType))),
-        dv_path_(static_cast<const arrow::StringArray&>(*dv_.field(kDvPathOrInlineDv))),
-        offset_(static_cast<const arrow::Int32Array&>(*dv_.field(kDvOffset))) {}
-
-  // The key of row i. The usual row (a plain relative path, no deletion vector) is its path
-  // as stored, returned without a copy; other keys are built in `scratch`.
-  std::string_view Key(int64_t i, std::string* scratch) const {
-    const std::string_view path = path_.GetView(i);
-    const bool has_dv = dv_.IsValid(i);
-    if (!has_dv && IsCanonicalAsIs(path)) return path;
-    *scratch = CanonicalFilePath(path, table_root_);
-    if (has_dv) {
-      scratch->push_back('\0');
-      scratch->append(storage_.GetView(i));
-      scratch->append(dv_path_.GetView(i));
-      if (offset_.IsValid(i)) {
-        scratch->push_back('@');
-        scratch->append(std::to_string(offset_.Value(i)));
-      }
-    }
-    return *scratch;
-  }
-
- private:
-  std::string_view table_root_;
-  const arrow::StringArray& path_;
-  const arrow::StructArray& dv_;
-  const arrow::StringArray& storage_;
-  const arrow::StringArray& dv_path_;
-  const arrow::Int32Array& offset_;
 };
 
 // The rows of one batch that stay live, as runs [begin, end) in row order.
@@ -92,14 +54,6 @@ LiveRows RunsOf(const std::shared_ptr<arrow::RecordBatch>& batch, const std::vec
   return out;
 }
 
-// `batch` without the columns replay adds after the file action columns (`_is_add`).
-std::shared_ptr<arrow::RecordBatch> FileActionColumns(const std::shared_ptr<arrow::RecordBatch>& batch) {
-  if (batch->num_columns() <= kNumFileActionColumns) return batch;
-  std::vector<std::shared_ptr<arrow::Array>> cols(batch->columns().begin(),
-                                                  batch->columns().begin() + kNumFileActionColumns);
-  return arrow::RecordBatch::Make(FileActionSchema(), batch->num_rows(), std::move(cols));
-}
-
 // The live file list: every run of every part in order, copied once. A single run is returned
 // as a slice without copying. A part whose runs are many and short (removes scattered through a
 // checkpoint) is filtered first, which is cheaper than concatenating thousands of tiny slices.
@@ -113,7 +67,6 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> AssembleLiveFiles(std::vector
   if (total == 0) return arrow::RecordBatch::MakeEmpty(FileActionSchema());
   for (auto& p : parts) {
     if (p.runs.empty()) continue;
-    p.batch = FileActionColumns(p.batch);
     if (runs == 1) {
       const auto [begin, end] = p.runs[0];
       return p.batch->Slice(begin, end - begin);
@@ -243,14 +196,16 @@ arrow::Result<std::vector<ParsedActions>> ParseCommits(LogStore& store, const st
 }
 
 // Reconciles `parsed` (commits after the base, oldest first) on top of `base` (a checkpoint's
-// content, or an earlier snapshot's state in the same form) into the state of `version`.
+// content, or an earlier snapshot's non-file actions plus its files `base_files`) into the state
+// of `version`.
 // Leaves commit_info and timestamp_ms to the caller.
 // `commits` names the file of each of `parsed`, `base_source` that of `base` (for messages).
 arrow::Result<Snapshot::State> Reconcile(const std::string& root,
                                          const std::shared_ptr<LogStore>& store, int64_t version,
                                          std::vector<ParsedActions>& parsed,
                                          const std::vector<LogFile>& commits,
-                                         CheckpointContent& base, std::string_view base_source) {
+                                         CheckpointContent& base, std::string_view base_source,
+                                         const LiveFiles* base_files = nullptr) {
   Snapshot::State state;
   state.table_root = root;
   state.store = store;
@@ -319,7 +274,7 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
   // both removed and re-added in one commit stays live.
   std::unordered_set<std::string, KeyHash, std::equal_to<>> seen;
   std::string scratch;
-  std::vector<LiveRows> live;
+  std::vector<LiveRows> commit_live;  // newest commit first
   for (auto it = parsed.rbegin(); it != parsed.rend(); ++it) {
     const auto& batch = it->file_actions;
     if (!batch) continue;
@@ -336,8 +291,24 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
         if (adds) keep[i] = true;
       }
     }
-    live.push_back(RunsOf(batch, keep));
+    commit_live.push_back(RunsOf(batch, keep));
   }
+  // The commits' live adds become one chunk, oldest commit first.
+  std::optional<FileChunk> from_commits;
+  std::reverse(commit_live.begin(), commit_live.end());
+  ARROW_ASSIGN_OR_RAISE(auto commit_rows, AssembleLiveFiles(std::move(commit_live)));
+  if (commit_rows->num_rows() > 0) {
+    ARROW_ASSIGN_OR_RAISE(from_commits, MakeFileChunk(commit_rows, nullptr));
+  }
+  if (base_files) {
+    // An earlier snapshot's files: only what the commits name is looked up and deselected.
+    std::vector<std::string> gone(seen.begin(), seen.end());
+    ARROW_ASSIGN_OR_RAISE(state.files,
+                          UpdateLiveFiles(*base_files, gone, std::move(from_commits), root));
+    return state;
+  }
+  // A checkpoint's batches stay as they were decoded, with a selection of their live rows.
+  std::vector<FileChunk> chunks;
   for (const auto& batch : base.adds) {
     const auto& paths = *batch->column(kPathCol);
     std::vector<bool> keep(batch->num_rows(), false);
@@ -350,9 +321,11 @@ arrow::Result<Snapshot::State> Reconcile(const std::string& root,
         keep[i] = paths.IsValid(i) && !seen.contains(keys.Key(i, &scratch));
       }
     }
-    live.push_back(RunsOf(batch, keep));
+    ARROW_ASSIGN_OR_RAISE(auto chunk, MakeFileChunk(batch, &keep));
+    if (chunk.num_live() > 0) chunks.push_back(std::move(chunk));
   }
-  ARROW_ASSIGN_OR_RAISE(state.files, AssembleLiveFiles(std::move(live)));
+  if (from_commits) chunks.push_back(std::move(*from_commits));
+  state.files = LiveFiles(std::move(chunks));
   return state;
 }
 
@@ -433,10 +406,10 @@ arrow::Result<Snapshot::State> ReplayCommitsOnto(const Snapshot::State& base,
   previous.actions.metadata = base.metadata;
   for (const auto& [app_id, txn] : base.txns) previous.actions.txns.push_back(txn);
   for (const auto& [name, domain] : base.domains) previous.actions.domains.push_back(domain);
-  if (base.files) previous.adds.push_back(base.files);
   ARROW_ASSIGN_OR_RAISE(
       auto state, Reconcile(root, base.store, commits.back().name.version, parsed, commits,
-                            previous, fmt::format("the snapshot of version {}", base.version)));
+                            previous, fmt::format("the snapshot of version {}", base.version),
+                            &base.files));
   state.checkpoint_version = base.checkpoint_version;
   state.commit_info = parsed.back().commit_info;
   state.timestamp_ms = CommitTimestamp(state.commit_info, state.config,

@@ -436,8 +436,13 @@ arrow::Status CheckExistingRows(const Snapshot& snapshot, const std::string& nam
 
 // True when some live file has no row ids (so turning row tracking on would need a backfill).
 bool HasFilesWithoutRowIds(const Snapshot& snapshot) {
-  if (snapshot.num_files() == 0) return false;
-  return snapshot.files()->column(kBaseRowIdCol)->null_count() > 0;
+  bool missing = false;
+  for (const auto& chunk : snapshot.live_files().chunks()) {
+    const auto& ids = *chunk.actions()->column(kBaseRowIdCol);
+    if (ids.null_count() == 0) continue;
+    chunk.ForEachLive([&](int64_t row) { missing |= ids.IsNull(row); });
+  }
+  return missing;
 }
 
 }  // namespace

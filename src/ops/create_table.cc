@@ -84,9 +84,9 @@ arrow::Result<CreateTableResult> CreateTable(std::string_view location,
     txn->ReadWholeTable();
     std::vector<RemoveFile> removes;
     const int64_t now = WallClockMillis();
-    for (int64_t i = 0; i < current->num_files(); ++i) {
-      removes.push_back(RemoveForLiveFile(*current->files(), i, now));
-    }
+    current->live_files().ForEach([&](FileRef file) {
+      removes.push_back(RemoveForLiveFile(current->live_files(), file, now));
+    });
     removed = static_cast<int64_t>(removes.size());
     txn->RemoveFiles(std::move(removes));
   }

@@ -24,10 +24,14 @@ std::string JsonStringObject(const std::map<std::string, std::string>& values);
 std::string JsonQuote(const std::string& value);
 
 
-/// A remove action for live file `row` of `files` (a Snapshot::files() batch), with
+/// A remove action for live file `row` of `files` (a batch of add actions), with
 /// deletionTimestamp `now_ms`, extendedFileMetadata, partition values, size, stats, tags, DV and
 /// row-tracking fields copied from the add.
 RemoveFile RemoveForLiveFile(const arrow::RecordBatch& files, int64_t row, int64_t now_ms);
+/// The same for live file `file` of `files`.
+inline RemoveFile RemoveForLiveFile(const LiveFiles& files, FileRef file, int64_t now_ms) {
+  return RemoveForLiveFile(files.actions(file), file.row, now_ms);
+}
 
 
 /// `name=value, ...` of one row, for error messages.

@@ -138,22 +138,19 @@ arrow::Result<RowLevelOperation> StartRowLevelOperation(
       op.txn->ReadWholeTable();
     }
     ARROW_ASSIGN_OR_RAISE(auto scan, snapshot.NewScan().Filter(*predicate).Build());
-    std::map<std::string, int64_t> row_of;
-    if (snapshot.files()) {
-      const auto& paths =
-          static_cast<const arrow::StringArray&>(*snapshot.files()->column(kPathCol));
-      for (int64_t i = 0; i < paths.length(); ++i) row_of[std::string(paths.GetView(i))] = i;
-    }
     for (const auto& f : scan->files()) {
-      op.candidates.push_back(row_of.at(f.log_path));
+      op.candidates.push_back(f.file_ref);
       op.candidate_paths.push_back(f.log_path);
+      if (f.all_rows_match) op.all_rows_match.push_back(f.file_ref);
     }
   } else {
     op.txn->ReadWholeTable();
-    for (int64_t i = 0; i < snapshot.num_files(); ++i) {
-      op.candidates.push_back(i);
-      op.candidate_paths.push_back(RemoveForLiveFile(*snapshot.files(), i, 0).path);
-    }
+    const LiveFiles& files = snapshot.live_files();
+    files.ForEach([&](FileRef ref) {
+      op.candidates.push_back(ref);
+      op.candidate_paths.push_back(RemoveForLiveFile(files.actions(ref), ref.row, 0).path);
+      op.all_rows_match.push_back(ref);
+    });
   }
 
   ARROW_ASSIGN_OR_RAISE(auto writer_options,
@@ -175,41 +172,8 @@ arrow::Result<RowLevelOperation> StartRowLevelOperation(
   return op;
 }
 
-bool AllRowsMatchFile(const RowLevelOperation& op, int64_t file_row) {
-  if (!op.bound) return true;
-  const auto& snapshot = *op.snapshot;
-  const auto& files = *snapshot.files();
-  const auto& schema = *snapshot.schema();
-  PartitionValuesView partitions;
-  const auto raw = PartitionValuesAt(files, file_row);
-  arrow::FieldVector data_fields;
-  for (const auto& field : schema.fields()) {
-    bool partition = false;
-    for (const auto& p : snapshot.partition_columns()) {
-      partition |= EqualsIgnoreCase(p, field->name());
-    }
-    if (!partition) {
-      data_fields.push_back(field);
-      continue;
-    }
-    const std::string key = snapshot.column_mapping_mode() == ColumnMappingMode::kNone
-                                ? field->name()
-                                : PhysicalName(*field);
-    auto it = raw.find(key);
-    if (it == raw.end()) return false;
-    std::optional<std::string_view> text;
-    if (it->second) text = *it->second;
-    auto value = ParsePartitionValue(text, field->type());
-    if (!value.ok()) return false;
-    partitions[key] = *value;
-  }
-  FileStats stats;
-  const auto& stats_col = static_cast<const arrow::StringArray&>(*files.column(kStatsCol));
-  if (stats_col.IsValid(file_row)) {
-    auto parsed = ParseStatsJson(stats_col.GetView(file_row), *arrow::schema(data_fields));
-    if (parsed.ok()) stats = std::move(*parsed);
-  }
-  return AllRowsMatch(*op.bound, stats, partitions);
+bool AllRowsMatchFile(const RowLevelOperation& op, FileRef file) {
+  return std::binary_search(op.all_rows_match.begin(), op.all_rows_match.end(), file);
 }
 
 arrow::Result<std::shared_ptr<arrow::BooleanArray>> MatchMask(const RowLevelOperation& op,

@@ -37,8 +37,11 @@ struct RowLevelOperation {
   std::optional<BoundExpr> bound;
   /// TRUE exactly where the condition is TRUE (NULL gives false), bound to the schema.
   std::optional<arrow::compute::Expression> match;
-  /// Rows of Snapshot::files() that may hold a matching row, in file order.
-  std::vector<int64_t> candidates;
+  /// Live files (Snapshot::live_files()) that may hold a matching row, in file order.
+  std::vector<FileRef> candidates;
+  /// The candidates whose partition values and statistics prove the condition TRUE for every
+  /// row, ascending.
+  std::vector<FileRef> all_rows_match;
   /// Log paths of the candidates (what the operation reads, for conflict detection).
   std::vector<std::string> candidate_paths;
 };
@@ -52,9 +55,9 @@ arrow::Result<RowLevelOperation> StartRowLevelOperation(
     std::shared_ptr<DeltaTable> table, const std::string& location, std::string name,
     const std::optional<std::string>& predicate, TransactionOptions options);
 
-/// True when the partition values and statistics of candidate `file_row` prove the condition
-/// TRUE for every row (always true without a condition).
-bool AllRowsMatchFile(const RowLevelOperation& op, int64_t file_row);
+/// True when the partition values and statistics of candidate `file` prove the condition TRUE
+/// for every row (always true without a condition).
+bool AllRowsMatchFile(const RowLevelOperation& op, FileRef file);
 
 /// Where the condition is TRUE for `rows` (in the snapshot's schema); all true without one.
 arrow::Result<std::shared_ptr<arrow::BooleanArray>> MatchMask(const RowLevelOperation& op,

@@ -71,9 +71,6 @@ arrow::Result<ReplaceWhereOutcome> ApplyReplaceWhere(
   // Rows to replace: where the predicate is TRUE (never null); the others are kept.
   ARROW_ASSIGN_OR_RAISE(auto match_expr, ToArrowFilter(bound));
   ARROW_ASSIGN_OR_RAISE(match_expr, match_expr.Bind(*snapshot.schema()));
-  std::map<std::string, int64_t> row_of;
-  const auto& paths = static_cast<const arrow::StringArray&>(*snapshot.files()->column(kPathCol));
-  for (int64_t i = 0; i < paths.length(); ++i) row_of[std::string(paths.GetView(i))] = i;
 
   // Rows of the snapshot's schema to the commit's (a mergeSchema write may add columns or widen
   // types), aligned on first use.
@@ -110,7 +107,7 @@ arrow::Result<ReplaceWhereOutcome> ApplyReplaceWhere(
     ARROW_ASSIGN_OR_RAISE(auto matched_datum, arrow::compute::Filter(batch, mask));
     auto matched = matched_datum.record_batch();
     if (matched->num_rows() == 0) continue;  // nothing in this file matches
-    outcome.removes.push_back(RemoveForLiveFile(*snapshot.files(), row_of.at(file.log_path), now));
+    outcome.removes.push_back(RemoveForLiveFile(snapshot.live_files(), file.file_ref, now));
     outcome.deleted_rows += matched->num_rows();
     if (matched->num_rows() == batch->num_rows()) {
       if (!change_data) continue;
@@ -395,9 +392,9 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
       }
     } else if (!options.dynamic_partition_overwrite) {
       txn->ReadWholeTable();
-      for (int64_t i = 0; i < snapshot->num_files(); ++i) {
-        removes.push_back(RemoveForLiveFile(*snapshot->files(), i, now));
-      }
+      snapshot->live_files().ForEach([&](FileRef file) {
+        removes.push_back(RemoveForLiveFile(snapshot->live_files(), file, now));
+      });
     }
   }
   const bool inserts_as_change_data = replaced.wrote_change_data;
@@ -463,12 +460,13 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
     for (const auto& a : *added) touched.insert(a.partition_values);
     const int64_t now = WallClockMillis();
     std::vector<std::string> read;
-    for (int64_t i = 0; i < snapshot->num_files(); ++i) {
-      if (touched.count(PartitionValuesAt(*snapshot->files(), i))) {
-        removes.push_back(RemoveForLiveFile(*snapshot->files(), i, now));
+    const LiveFiles& live = snapshot->live_files();
+    live.ForEach([&](FileRef file) {
+      if (touched.count(PartitionValuesAt(live.actions(file), file.row))) {
+        removes.push_back(RemoveForLiveFile(live, file, now));
         read.push_back(removes.back().path);
       }
-    }
+    });
     // As delta-spark: the files of the replaced partitions were read, and only new files in
     // those partitions conflict.
     txn->ReadFiles(read);

@@ -14,6 +14,7 @@
 #include "expr/physical_name.h"
 #include "expr/to_arrow.h"
 #include "log/file_action_schema.h"
+#include "log/typed_stats.h"
 #include "protocol/partition_values.h"
 #include "protocol/path_encoding.h"
 #include "scan/data_file_reader.h"
@@ -80,15 +81,16 @@ class ScanImpl : public Scan, public std::enable_shared_from_this<ScanImpl> {
     std::vector<ScanFile> out;
     out.reserve(files_.size());
     const auto no_columns = arrow::schema(arrow::FieldVector{});
-    const auto& actions = snapshot_->files();
+    const LiveFiles& live = snapshot_->live_files();
     for (const auto& f : files_) {
       out.push_back(f.info);
-      // Planning parses stats only where the filter needs them; the rest are read here, for
+      // Planning reads stats only where the filter needs them; the rest are read here, for
       // the callers that ask, rather than slowing down every plain scan.
-      if (f.stats_parsed || !actions) continue;
-      const auto& stats = static_cast<const arrow::StringArray&>(*actions->column(kStatsCol));
-      if (!stats.IsValid(f.info.file_index)) continue;
-      auto parsed = ParseStatsJson(stats.GetView(f.info.file_index), *no_columns);
+      if (f.stats_parsed) continue;
+      const auto& stats =
+          static_cast<const arrow::StringArray&>(*live.actions(f.info.file_ref).column(kStatsCol));
+      if (!stats.IsValid(f.info.file_ref.row)) continue;
+      auto parsed = ParseStatsJson(stats.GetView(f.info.file_ref.row), *no_columns);
       if (!parsed.ok()) continue;
       out.back().num_records = parsed->num_records;
       out.back().tight_bounds = parsed->tight_bounds;
@@ -279,28 +281,28 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
   }
 
   // Plan the files: parse partition values, prune and skip by stats.
-  const auto stats_schema = arrow::schema(stats_fields);
   std::map<std::string, std::string> stats_names;  // physical path -> logical path
   for (const auto& f : stats_fields) MapStatsNames(*f, "", "", &stats_names);
-  const auto& files = snap.files();
+  std::vector<std::string> stats_paths;
+  for (const auto& [physical, _] : stats_names) stats_paths.push_back(physical);
+  // Typed statistics serve a filter on data columns; a partition-only filter needs just the
+  // numRecords of the files it keeps, parsed for those alone.
+  std::optional<StatsLayout> stats_layout;
+  const auto no_columns = arrow::schema(arrow::FieldVector{});
+  if (bound && !stats_fields.empty()) {
+    arrow::FieldVector data_fields;
+    for (const auto& f : logical->fields()) {
+      if (!partition_lower.count(AsciiLower(f->name()))) data_fields.push_back(f);
+    }
+    stats_layout.emplace(arrow::schema(data_fields));
+  }
+  const LiveFiles& live = snap.live_files();
   std::vector<PlannedFile> planned;
   int64_t skipped = 0;
-  if (files && files->num_rows() > 0) {
-    const auto& paths = static_cast<const arrow::StringArray&>(*files->column(kPathCol));
-    const auto& pvs = static_cast<const arrow::MapArray&>(*files->column(kPartitionValuesCol));
-    const auto& pv_keys = static_cast<const arrow::StringArray&>(*pvs.keys());
-    const auto& pv_items = static_cast<const arrow::StringArray&>(*pvs.items());
-    const auto& sizes = static_cast<const arrow::Int64Array&>(*files->column(kSizeCol));
-    const auto& stats = static_cast<const arrow::StringArray&>(*files->column(kStatsCol));
-    const auto& dvs = static_cast<const arrow::StructArray&>(*files->column(kDeletionVectorCol));
-    const auto& dv_type = static_cast<const arrow::StringArray&>(*dvs.field(kDvStorageType));
-    const auto& dv_path = static_cast<const arrow::StringArray&>(*dvs.field(kDvPathOrInlineDv));
-    const auto& dv_offset = static_cast<const arrow::Int32Array&>(*dvs.field(kDvOffset));
-    const auto& dv_size = static_cast<const arrow::Int32Array&>(*dvs.field(kDvSizeInBytes));
-    const auto& dv_card = static_cast<const arrow::Int64Array&>(*dvs.field(kDvCardinality));
 
-    // Partition fields of the whole schema, keyed by physical name (partitionValues keys).
-    std::vector<std::pair<std::string, std::shared_ptr<arrow::Field>>> partition_fields;
+  // Partition fields of the whole schema, keyed by physical name (partitionValues keys).
+  std::vector<std::pair<std::string, std::shared_ptr<arrow::Field>>> partition_fields;
+  if (!live.empty()) {
     for (const auto& name : snap.partition_columns()) {
       auto f = logical->GetFieldByName(name);
       if (!f) {
@@ -310,10 +312,34 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
       partition_fields.emplace_back(
           snap.column_mapping_mode() == ColumnMappingMode::kNone ? name : PhysicalName(*f), f);
     }
+  }
+  std::set<std::string_view> wanted;
+  if (options_.only_files) wanted.insert(options_.only_files->begin(), options_.only_files->end());
 
-    std::set<std::string_view> wanted;
-    if (options_.only_files) wanted.insert(options_.only_files->begin(), options_.only_files->end());
+  for (size_t c = 0; c < live.chunks().size(); ++c) {
+    const FileChunk& chunk = live.chunks()[c];
+    const auto& files = chunk.actions();
+    const auto& paths = static_cast<const arrow::StringArray&>(*files->column(kPathCol));
+    const auto& pvs = static_cast<const arrow::MapArray&>(*files->column(kPartitionValuesCol));
+    const auto& pv_keys = static_cast<const arrow::StringArray&>(*pvs.keys());
+    const auto& pv_items = static_cast<const arrow::StringArray&>(*pvs.items());
+    const auto& sizes = static_cast<const arrow::Int64Array&>(*files->column(kSizeCol));
+    const auto& stats_text = static_cast<const arrow::StringArray&>(*files->column(kStatsCol));
+    const auto& dvs = static_cast<const arrow::StructArray&>(*files->column(kDeletionVectorCol));
+    const auto& dv_type = static_cast<const arrow::StringArray&>(*dvs.field(kDvStorageType));
+    const auto& dv_path = static_cast<const arrow::StringArray&>(*dvs.field(kDvPathOrInlineDv));
+    const auto& dv_offset = static_cast<const arrow::Int32Array&>(*dvs.field(kDvOffset));
+    const auto& dv_size = static_cast<const arrow::Int32Array&>(*dvs.field(kDvSizeInBytes));
+    const auto& dv_card = static_cast<const arrow::Int64Array&>(*dvs.field(kDvCardinality));
+    // The chunk's statistics, typed once and shared by every snapshot holding the chunk.
+    std::optional<TypedStatsReader> chunk_stats;
+    if (stats_layout) {
+      ARROW_ASSIGN_OR_RAISE(auto typed, ChunkStats(chunk, *stats_layout));
+      chunk_stats.emplace(std::move(typed), stats_paths);
+    }
+
     for (int64_t row = 0; row < files->num_rows(); ++row) {
+      if (!chunk.IsLive(row)) continue;
       if (options_.only_files && !wanted.count(paths.GetView(row))) continue;
       std::string raw_path(paths.GetView(row));
       // Partition values of this file.
@@ -348,23 +374,25 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
         by_logical[field->name()] = *scalar;
       }
       std::optional<FileStats> file_stats;
+      bool all_rows_match = !bound;
       if (bound) {
         // Partition values first (without stats nothing is skipped on a data column, so a skip
-        // here is sound); the file's stats are parsed only when that does not decide. They are
-        // parsed for a partition-only filter too, whose surviving files are read anyway: an
+        // here is sound); the file's stats are read only when that does not decide. They are
+        // read for a partition-only filter too, whose surviving files are read anyway: an
         // empty file (numRecords 0) is then skipped.
         bool skip = CanSkipFile(*bound, FileStats{}, pv_view);
-        if (!skip && stats.IsValid(row)) {
-          auto parsed = ParseStatsJson(stats.GetView(row), *stats_schema);
-          if (parsed.ok()) {
-            skip = CanSkipFile(*bound, *parsed, pv_view);
-            file_stats = std::move(*parsed);
-          }
+        if (!skip && chunk_stats) {
+          file_stats = chunk_stats->At(row);
+        } else if (!skip && stats_text.IsValid(row)) {
+          auto parsed = ParseStatsJson(stats_text.GetView(row), *no_columns);
+          if (parsed.ok()) file_stats = std::move(*parsed);
         }
+        if (!skip && file_stats) skip = CanSkipFile(*bound, *file_stats, pv_view);
         if (skip) {
           ++skipped;
           continue;
         }
+        all_rows_match = AllRowsMatch(*bound, file_stats ? *file_stats : FileStats{}, pv_view);
       }
 
       PlannedFile pf;
@@ -397,7 +425,8 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
       pf.info.log_path = raw_path;
       pf.info.uri = pf.task.uri;
       pf.info.size = pf.task.size;
-      pf.info.file_index = row;
+      pf.info.file_ref = FileRef{static_cast<int32_t>(c), row};
+      pf.info.all_rows_match = all_rows_match;
       for (const auto& [physical, field] : partition_fields) {
         pf.info.partition_values[field->name()] = raw_values[physical];
         pf.info.typed_partition_values[field->name()] = by_logical[field->name()];
@@ -412,6 +441,8 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
           pf.info.column_stats[name->second] =
               ScanColumnStats{column.min, column.max, column.null_count};
         }
+      } else if (bound) {
+        pf.stats_parsed = true;  // the file has no (readable) statistics
       }
       planned.push_back(std::move(pf));
     }

@@ -120,13 +120,11 @@ arrow::Result<std::unique_ptr<RowRewriter>> RowRewriter::Make(RowRewriterOptions
 
 const std::shared_ptr<arrow::Schema>& RowRewriter::schema() const { return schema_; }
 
-std::string RowRewriter::LogPath(int64_t file_row) const {
-  const auto& paths = static_cast<const arrow::StringArray&>(
-      *options_.snapshot->files()->column(kPathCol));
-  return std::string(paths.GetView(file_row));
+std::string RowRewriter::LogPath(FileRef file_row) const {
+  return std::string(options_.snapshot->live_files().path(file_row));
 }
 
-arrow::Status RowRewriter::FileError(int64_t file_row, const arrow::Status& st) const {
+arrow::Status RowRewriter::FileError(FileRef file_row, const arrow::Status& st) const {
   const auto& snapshot = *options_.snapshot;
   std::string msg = fmt::format("table {} version {}: {} on file {}: {}", snapshot.table_root(),
                                 snapshot.version(), options_.operation, LogPath(file_row),
@@ -135,15 +133,17 @@ arrow::Status RowRewriter::FileError(int64_t file_row, const arrow::Status& st) 
   return arrow::Status(st.code(), std::move(msg));
 }
 
-arrow::Result<FileRows> RowRewriter::Read(int64_t file_row) const {
+arrow::Result<FileRows> RowRewriter::Read(FileRef file_row) const {
   const auto& snapshot = *options_.snapshot;
-  if (file_row < 0 || file_row >= snapshot.num_files()) {
+  const LiveFiles& live = snapshot.live_files();
+  if (file_row.chunk < 0 || file_row.chunk >= static_cast<int32_t>(live.chunks().size()) ||
+      !live.chunks()[file_row.chunk].IsLive(file_row.row)) {
     return DeltaError(DeltaErrorCode::kInvalidArgument,
-                      fmt::format("table {} version {}: {}: no live file at row {}",
+                      fmt::format("table {} version {}: {}: no live file at chunk {} row {}",
                                   snapshot.table_root(), snapshot.version(), options_.operation,
-                                  file_row));
+                                  file_row.chunk, file_row.row));
   }
-  const auto& files = *snapshot.files();
+  const auto& files = live.actions(file_row);
   const std::string log_path = LogPath(file_row);
   const auto& fs = options_.data_options.fs;
 
@@ -155,7 +155,7 @@ arrow::Result<FileRows> RowRewriter::Read(int64_t file_row) const {
   plan.output_schema = schema_;
   plan.batch_size = 64 * 1024;
   FileTask task;
-  const auto raw_values = PartitionValuesAt(files, file_row);
+  const auto raw_values = PartitionValuesAt(files, file_row.row);
   for (int i = 0; i < schema_->num_fields(); ++i) {
     const auto& field = schema_->field(i);
     plan.output_fields.push_back(i);
@@ -186,7 +186,7 @@ arrow::Result<FileRows> RowRewriter::Read(int64_t file_row) const {
   auto resolved = ResolveFileInTable(snapshot.table_root(), snapshot.table_root(), log_path);
   if (!resolved.ok()) return FileError(file_row, resolved.status());
   task.path = *resolved;
-  const auto remove = RemoveForLiveFile(files, file_row, 0);
+  const auto remove = RemoveForLiveFile(files, file_row.row, 0);
   task.size = remove.size.value_or(0);
 
   // The whole file, so that row positions are those of the Parquet file; the existing
@@ -227,8 +227,8 @@ arrow::Result<FileRows> RowRewriter::Read(int64_t file_row) const {
   return out;
 }
 
-arrow::Status RowRewriter::RemoveFile(int64_t file_row) {
-  auto remove = RemoveForLiveFile(*options_.snapshot->files(), file_row, WallClockMillis());
+arrow::Status RowRewriter::RemoveFile(FileRef file_row) {
+  auto remove = RemoveForLiveFile(options_.snapshot->live_files(), file_row, WallClockMillis());
   ++outcome_.removed_files;
   outcome_.removed_bytes += remove.size.value_or(0);
   if (remove.deletion_vector) ++outcome_.deletion_vectors_removed;
@@ -256,7 +256,7 @@ arrow::Status RowRewriter::StartChangeData() {
 }
 
 arrow::Status RowRewriter::WriteDeletedAsChangeData(
-    int64_t file_row, const std::optional<std::vector<uint64_t>>& positions) {
+    FileRef file_row, const std::optional<std::vector<uint64_t>>& positions) {
   if (!options_.change_data_feed) return arrow::Status::OK();
   if (!change_data_started_) {
     pending_deletes_.emplace_back(file_row, positions);
@@ -271,13 +271,13 @@ arrow::Status RowRewriter::WriteDeletedAsChangeData(
   return st.ok() ? st : FileError(file_row, st);
 }
 
-arrow::Status RowRewriter::RemoveWholeFile(int64_t file_row) {
+arrow::Status RowRewriter::RemoveWholeFile(FileRef file_row) {
   if (finished_) return arrow::Status::Invalid("RowRewriter: already finished");
   if (!seen_rows_.insert(file_row).second) {
     return FileError(file_row, arrow::Status::Invalid("the file is changed twice"));
   }
   // Live rows from the stats when they are there (the metric only; nothing depends on it).
-  const auto remove = RemoveForLiveFile(*options_.snapshot->files(), file_row, 0);
+  const auto remove = RemoveForLiveFile(options_.snapshot->live_files(), file_row, 0);
   if (remove.stats) {
     rapidjson::Document doc;
     doc.Parse(remove.stats->data(), remove.stats->size());
@@ -321,7 +321,7 @@ arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArra
     DeletionVectorRequest request;
     request.path = LogPath(file.file_row);
     request.existing =
-        RemoveForLiveFile(*options_.snapshot->files(), file.file_row, 0).deletion_vector;
+        RemoveForLiveFile(options_.snapshot->live_files(), file.file_row, 0).deletion_vector;
     request.num_records = file.physical_rows;
     request.rows = positions;
     dv_requests_.push_back(std::move(request));
@@ -378,7 +378,7 @@ arrow::Status RowRewriter::Update(const FileRows& file, const arrow::BooleanArra
     DeletionVectorRequest request;
     request.path = LogPath(file.file_row);
     request.existing =
-        RemoveForLiveFile(*options_.snapshot->files(), file.file_row, 0).deletion_vector;
+        RemoveForLiveFile(options_.snapshot->live_files(), file.file_row, 0).deletion_vector;
     request.num_records = file.physical_rows;
     request.rows = std::move(positions);
     dv_requests_.push_back(std::move(request));
@@ -398,19 +398,22 @@ arrow::Status RowRewriter::Update(const FileRows& file, const arrow::BooleanArra
 arrow::Result<RewriteOutcome> RowRewriter::Finish() {
   if (finished_) return arrow::Status::Invalid("RowRewriter: already finished");
   finished_ = true;
-  const auto& files = *options_.snapshot->files();
+  const LiveFiles& live = options_.snapshot->live_files();
   if (!dv_requests_.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto updates, dv_writer_->Write(dv_requests_));
-    const auto& mtimes = static_cast<const arrow::Int64Array&>(*files.column(kModificationTimeCol));
-    const auto& providers =
-        static_cast<const arrow::StringArray&>(*files.column(kClusteringProviderCol));
     std::vector<AddFile> readded;
     for (size_t i = 0; i < updates.size(); ++i) {
-      const int64_t row = dv_request_rows_[i];
+      const FileRef file = dv_request_rows_[i];
+      const int64_t row = file.row;
+      const auto& files = live.actions(file);
+      const auto& mtimes =
+          static_cast<const arrow::Int64Array&>(*files.column(kModificationTimeCol));
+      const auto& providers =
+          static_cast<const arrow::StringArray&>(*files.column(kClusteringProviderCol));
       const auto& update = updates[i];
       if (update.outcome == DeletionVectorOutcome::kUnchanged) continue;
       if (update.outcome == DeletionVectorOutcome::kRemoveFile) {
-        ARROW_RETURN_NOT_OK(RemoveFile(row));
+        ARROW_RETURN_NOT_OK(RemoveFile(file));
         outcome_.touched_files.pop_back();  // already listed
         continue;
       }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -22,8 +23,8 @@ namespace deltacpp::internal {
 
 /// The live rows of one data file.
 struct FileRows {
-  /// Row of the file in Snapshot::files().
-  int64_t file_row = -1;
+  /// The file in Snapshot::live_files().
+  FileRef file_row;
   /// The rows the file's deletion vector keeps, in the snapshot's logical schema (partition
   /// columns included), in file order.
   std::shared_ptr<arrow::RecordBatch> rows;
@@ -102,12 +103,12 @@ class RowRewriter {
   /// The snapshot's logical schema: the schema of FileRows::rows and of Update's new rows.
   const std::shared_ptr<arrow::Schema>& schema() const;
 
-  /// Reads the live rows of file `file_row` of Snapshot::files(). Errors name the table,
+  /// Reads the live rows of file `file_row` of Snapshot::live_files(). Errors name the table,
   /// version and file.
-  arrow::Result<FileRows> Read(int64_t file_row) const;
+  arrow::Result<FileRows> Read(FileRef file_row) const;
 
   /// Removes file `file_row` with every row, without reading it.
-  arrow::Status RemoveWholeFile(int64_t file_row);
+  arrow::Status RemoveWholeFile(FileRef file_row);
 
   /// Drops the rows of `file` where `drop` is true (null: kept). `drop` has one value per row.
   arrow::Status Delete(const FileRows& file, const arrow::BooleanArray& drop);
@@ -128,12 +129,12 @@ class RowRewriter {
  private:
   explicit RowRewriter(RowRewriterOptions options);
   arrow::Status StartChangeData();
-  arrow::Status WriteDeletedAsChangeData(int64_t file_row,
+  arrow::Status WriteDeletedAsChangeData(FileRef file_row,
                                          const std::optional<std::vector<uint64_t>>& positions);
-  arrow::Status RemoveFile(int64_t file_row);
+  arrow::Status RemoveFile(FileRef file_row);
   arrow::Status WriteRows(const std::shared_ptr<arrow::RecordBatch>& rows);
-  arrow::Status FileError(int64_t file_row, const arrow::Status& st) const;
-  std::string LogPath(int64_t file_row) const;
+  arrow::Status FileError(FileRef file_row, const arrow::Status& st) const;
+  std::string LogPath(FileRef file_row) const;
 
   RowRewriterOptions options_;
   std::shared_ptr<arrow::Schema> schema_;
@@ -141,10 +142,10 @@ class RowRewriter {
   std::unique_ptr<ChangeDataWriter> change_data_;
   std::unique_ptr<DeletionVectorWriter> dv_writer_;
   bool change_data_started_ = false;
-  std::vector<std::pair<int64_t, std::optional<std::vector<uint64_t>>>> pending_deletes_;
+  std::vector<std::pair<FileRef, std::optional<std::vector<uint64_t>>>> pending_deletes_;
   std::vector<DeletionVectorRequest> dv_requests_;
-  std::vector<int64_t> dv_request_rows_;  ///< file row of each DV request
-  std::unordered_set<int64_t> seen_rows_;  ///< files already changed
+  std::vector<FileRef> dv_request_rows_;  ///< file of each DV request
+  std::set<FileRef> seen_rows_;  ///< files already changed
   RewriteOutcome outcome_;
   bool finished_ = false;
 };

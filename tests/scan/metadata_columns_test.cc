@@ -245,14 +245,13 @@ TEST_F(MetadataColumnsTest, ScanFilesDescribeTheirFiles) {
   EXPECT_EQ(c->num_records, 2);
   EXPECT_FALSE(c->deletion_vector.has_value());
 
-  // file_index is the file's row in snapshot->files().
-  auto log_paths = snap_->files()->GetColumnByName("path");
-  ASSERT_NE(log_paths, nullptr);
-  const auto& path_array = static_cast<const arrow::StringArray&>(*log_paths);
+  // file_ref names the file's add action in snapshot->live_files().
+  const LiveFiles& live = snap_->live_files();
   for (const auto& f : (*scan)->files()) {
-    ASSERT_GE(f.file_index, 0);
-    ASSERT_LT(f.file_index, path_array.length());
-    EXPECT_EQ(path_array.GetString(f.file_index), f.log_path);
+    ASSERT_GE(f.file_ref.chunk, 0);
+    ASSERT_LT(f.file_ref.chunk, static_cast<int32_t>(live.chunks().size()));
+    ASSERT_TRUE(live.chunks()[f.file_ref.chunk].IsLive(f.file_ref.row));
+    EXPECT_EQ(live.path(f.file_ref), f.log_path);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "protocol/path_encoding.h"
 #include "scan/data_file_reader.h"
 #include "scan/ordered_task_reader.h"
+#include "scan/stats_prefilter.h"
 #include "util/uri.h"
 
 namespace deltacpp {
@@ -333,15 +334,17 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
     const auto& dv_card = static_cast<const arrow::Int64Array&>(*dvs.field(kDvCardinality));
     // The chunk's statistics, typed once and shared by every snapshot holding the chunk.
     std::optional<TypedStatsReader> chunk_stats;
+    std::vector<bool> skip_by_bounds;  // empty: none decided for the whole chunk
     if (stats_layout) {
       ARROW_ASSIGN_OR_RAISE(auto typed, ChunkStats(chunk, *stats_layout));
+      ARROW_ASSIGN_OR_RAISE(skip_by_bounds, SkippedByBounds(*bound, *typed));
       chunk_stats.emplace(std::move(typed), stats_paths);
     }
 
     for (int64_t row = 0; row < files->num_rows(); ++row) {
       if (!chunk.IsLive(row)) continue;
       if (options_.only_files && !wanted.count(paths.GetView(row))) continue;
-      std::string raw_path(paths.GetView(row));
+      const std::string_view raw_path = paths.GetView(row);
       // Partition values of this file.
       std::map<std::string, std::optional<std::string>> raw_values;
       if (pvs.IsValid(row)) {
@@ -372,6 +375,10 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
         }
         pv_view[physical] = *scalar;
         by_logical[field->name()] = *scalar;
+      }
+      if (!skip_by_bounds.empty() && skip_by_bounds[row]) {
+        ++skipped;
+        continue;
       }
       std::optional<FileStats> file_stats;
       bool all_rows_match = !bound;
@@ -422,7 +429,7 @@ arrow::Result<std::shared_ptr<Scan>> ScanBuilder::Build() const {
       }
       pf.task.uri = "file:" + UriEncodePath(pf.task.path);
       pf.info.path = pf.task.path;
-      pf.info.log_path = raw_path;
+      pf.info.log_path = std::string(raw_path);
       pf.info.uri = pf.task.uri;
       pf.info.size = pf.task.size;
       pf.info.file_ref = FileRef{static_cast<int32_t>(c), row};

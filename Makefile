@@ -2,6 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 DEMO_TABLE ?= $(BUILD)/demo-table
+DEMO_TARGETS ?=
 
 .PHONY: all setup configure build run test test-asan test-ubsan torture fuzz bench clean format
 
@@ -10,15 +11,20 @@ all: build
 setup:
 	@scripts/setup.sh
 
-$(BUILD)/build.ninja: CMakeLists.txt | setup
-	cmake -S . -B $(BUILD) -G Ninja
-
-configure: setup $(BUILD)/build.ninja
+# Configured with everything (tests, benchmarks); `make run` may have left the tests out.
+configure: setup
+	@cmake -S . -B $(BUILD) -G Ninja -DDELTACPP_TESTS=ON > /dev/null
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# A person's first minute: only the library, the CLI and the demo's example program, with only
+# what they need installed (no GoogleTest, no Java, no Spark). A build directory already set up
+# for the tests keeps them.
+run:
+	@scripts/setup.sh --runtime
+	@if [ ! -f $(BUILD)/CMakeCache.txt ]; then cmake -S . -B $(BUILD) -G Ninja -DDELTACPP_TESTS=OFF > /dev/null; fi
+	@cmake --build $(BUILD) -j $(JOBS) --target deltacpp_cli $(DEMO_TARGETS)
 	@scripts/demo.sh $(BUILD) $(DEMO_TABLE)
 
 test: build

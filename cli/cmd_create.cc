@@ -23,20 +23,6 @@ struct CreateArgs {
   bool or_replace = false;
 };
 
-arrow::Result<std::pair<std::string, std::string>> SplitKeyValue(const std::string& text,
-                                                                  const char* what) {
-  auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    return DeltaError(DeltaErrorCode::kInvalidArgument,
-                      fmt::format("{} '{}' must look like name=value", what, text));
-  }
-  std::string value = text.substr(eq + 1);
-  // Allow name='expr' with the quotes kept by the shell.
-  if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
-    value = value.substr(1, value.size() - 2);
-  }
-  return std::make_pair(text.substr(0, eq), value);
-}
 
 arrow::Status Run(const CreateArgs& args) {
   ARROW_RETURN_NOT_OK(CheckTablePath(args.path));

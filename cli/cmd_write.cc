@@ -38,6 +38,7 @@ struct WriteArgs {
   std::string schema;
   bool no_header = false;
   std::optional<std::string> user_metadata;
+  std::vector<std::string> properties;
   std::vector<std::string> files;
 };
 
@@ -80,6 +81,12 @@ arrow::Status Run(const WriteArgs& args) {
   } else if (!IsDeltaError(latest.status(), DeltaErrorCode::kTableNotFound)) {
     return latest.status();
   }
+  if (table_schema && !args.properties.empty() && !args.overwrite_schema) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("--property sets properties of a table the write creates, and "
+                                  "{} already exists: use `deltacpp alter {} set-properties ...`",
+                                  args.path, args.path));
+  }
   InputOptions input_options;
   input_options.format = args.input_format;
   input_options.table_schema = table_schema;
@@ -98,6 +105,10 @@ arrow::Status Run(const WriteArgs& args) {
   if (!args.txn_app_id.empty()) options.txn_app_id = args.txn_app_id;
   options.txn_version = args.txn_version;
   options.transaction.user_metadata = args.user_metadata;
+  for (const auto& p : args.properties) {
+    ARROW_ASSIGN_OR_RAISE(auto kv, SplitKeyValue(p, "--property"));
+    options.properties[kv.first] = kv.second;
+  }
   options.on_progress = TerminalWriteProgress();
   ARROW_ASSIGN_OR_RAISE(auto result, WriteTable(table, input, options));
   if (result.skipped) {
@@ -126,6 +137,8 @@ Action AddWriteCommand(CLI::App& app) {
   cmd->add_flag("--dynamic-partition-overwrite", args->dynamic_partitions,
                 "With --mode overwrite: replace only the partitions present in the data");
   cmd->add_option("--partition-by", args->partition_by, "Partition columns of a new table");
+  cmd->add_option("--property", args->properties,
+                  "Table property key=value of a new table (repeatable)");
   cmd->add_flag("--merge-schema", args->merge_schema, "Add new input columns to the table");
   cmd->add_flag("--overwrite-schema", args->overwrite_schema,
                 "With --mode overwrite: replace the table schema");

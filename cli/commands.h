@@ -31,6 +31,10 @@ Action AddChangesCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);
+/// `name=value` (a value in single quotes loses them) as a pair; InvalidArgument naming `what`
+/// (the option, e.g. "--property") otherwise.
+arrow::Result<std::pair<std::string, std::string>> SplitKeyValue(const std::string& text,
+                                                                  const char* what);
 
 /// IOError when a local table path lies under (or is) something that is not a directory, e.g.
 /// a regular file, naming it; OK otherwise (other problems are found when the path is used).
@@ -49,6 +53,7 @@ struct OutputChoice {
   std::string format = "table";
   std::string output;
   std::optional<int64_t> limit;
+  std::string order_by;  ///< `--order-by` (query commands): sort before printing
   void AddOptions(CLI::App* cmd, bool with_limit);
   /// Writes the reader to stdout or --output in the chosen format.
   arrow::Status Write(arrow::RecordBatchReader& reader) const;

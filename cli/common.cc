@@ -14,10 +14,26 @@
 #include <iostream>
 
 #include "commands.h"
+#include "row_order.h"
 #include "deltacpp/error.h"
 #include "output_format.h"
 
 namespace deltacpp::cli {
+
+arrow::Result<std::pair<std::string, std::string>> SplitKeyValue(const std::string& text,
+                                                                  const char* what) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("{} '{}' must look like name=value", what, text));
+  }
+  std::string value = text.substr(eq + 1);
+  // Allow name='expr' with the quotes kept by the shell.
+  if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
+    value = value.substr(1, value.size() - 2);
+  }
+  return std::make_pair(text.substr(0, eq), value);
+}
 
 std::vector<std::string> SplitList(const std::string& s) {
   std::vector<std::string> items;
@@ -88,10 +104,21 @@ void OutputChoice::AddOptions(CLI::App* cmd, bool with_limit) {
   cmd->add_option("--format", format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json", "parquet"}));
   cmd->add_option("--output", output, "Write to this file instead of stdout");
-  if (with_limit) cmd->add_option("--limit", limit, "At most this many rows")->check(CLI::NonNegativeNumber);
+  if (!with_limit) return;
+  cmd->add_option("--limit", limit, "At most this many rows")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--order-by", order_by,
+                  "Sort the rows first: columns, each optionally ASC or DESC (e.g. 'id' or "
+                  "'_commit_version, id DESC'); holds every row in memory");
 }
 
-arrow::Status OutputChoice::Write(arrow::RecordBatchReader& reader) const {
+arrow::Status OutputChoice::Write(arrow::RecordBatchReader& unsorted) const {
+  std::shared_ptr<arrow::RecordBatchReader> sorted;
+  if (!order_by.empty()) {
+    // The reader is borrowed: wrap it without taking ownership.
+    std::shared_ptr<arrow::RecordBatchReader> borrowed(&unsorted, [](arrow::RecordBatchReader*) {});
+    ARROW_ASSIGN_OR_RAISE(sorted, SortedRows(borrowed, order_by));
+  }
+  arrow::RecordBatchReader& reader = sorted ? *sorted : unsorted;
   OutputFormat f = OutputFormat::kTable;
   if (format == "csv") f = OutputFormat::kCsv;
   if (format == "json") f = OutputFormat::kJson;

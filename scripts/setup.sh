@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
-# Installs everything the build and the tests need, skipping what is already present.
+# Installs what the build and the tests need, skipping what is already present.
 # Debian packages (apt-get update at most once) and a pinned Python virtualenv in .venv whose
 # pyarrow wheel provides Arrow C++ / Parquet C++, plus the peers of the interoperability suite
 # (delta-rs, pyspark + delta-spark; Spark fetches Delta's jars from Maven Central into ~/.ivy2
-# on its first start and reuses them after). `scripts/setup.sh --fuzz` adds clang for the fuzzers.
+# on its first start and reuses them after).
+#   scripts/setup.sh            everything (make test)
+#   scripts/setup.sh --runtime  only what building the library and the CLI needs (make run):
+#                               compilers and C++ libraries, and pyarrow alone in .venv
+#   scripts/setup.sh --fuzz     everything plus clang for the fuzzers
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 DEB_PACKAGES=(g++ make cmake ninja-build ccache pkg-config python3-venv
-  libsimdjson-dev rapidjson-dev libroaring-dev libcli11-dev libfmt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  tzdata  # zone files for the CLI tests that run in other local time zones
-  openjdk-17-jre-headless)  # Java for Spark in the interoperability suite (tests/interop)
-# `--fuzz` (make fuzz): clang and its sanitizer and libFuzzer runtimes too.
-if [[ "${1:-}" == "--fuzz" ]]; then
-  DEB_PACKAGES+=(clang-16 libclang-rt-16-dev)
-elif [[ -n "${1:-}" ]]; then
-  echo "setup: unknown option '$1' (--fuzz or nothing)" >&2
-  exit 2
+  libsimdjson-dev rapidjson-dev libroaring-dev libcli11-dev libfmt-dev)
+RUNTIME_ONLY=0
+case "${1:-}" in
+  "") ;;
+  --runtime) RUNTIME_ONLY=1 ;;
+  --fuzz) DEB_PACKAGES+=(clang-16 libclang-rt-16-dev) ;;  # sanitizer and libFuzzer runtimes
+  *)
+    echo "setup: unknown option '$1' (--runtime, --fuzz or nothing)" >&2
+    exit 2
+    ;;
+esac
+if ((!RUNTIME_ONLY)); then
+  DEB_PACKAGES+=(libgtest-dev libgmock-dev libbenchmark-dev
+    tzdata  # zone files for the CLI tests that run in other local time zones
+    openjdk-17-jre-headless)  # Java for Spark in the interoperability suite (tests/interop)
 fi
 
 missing=()
@@ -35,12 +44,25 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-STAMP=".venv/.deltacpp-requirements"
-WANT="$(cat requirements.txt constraints.txt | sha256sum | cut -d' ' -f1)"
+# The full set satisfies the runtime one: a .venv made for `make test` serves `make run` as is.
+FULL_STAMP=".venv/.deltacpp-requirements"
+FULL_WANT="$(cat requirements.txt constraints.txt | sha256sum | cut -d' ' -f1)"
+STAMP="$FULL_STAMP"
+WANT="$FULL_WANT"
+REQUIREMENTS=(-r requirements.txt)
+if ((RUNTIME_ONLY)); then
+  STAMP=".venv/.deltacpp-runtime"
+  WANT="$(cat constraints.txt | sha256sum | cut -d' ' -f1)"
+  REQUIREMENTS=(pyarrow)
+  if [[ -f "$FULL_STAMP" && "$(cat "$FULL_STAMP")" == "$FULL_WANT" ]]; then
+    STAMP="$FULL_STAMP"
+    WANT="$FULL_WANT"
+  fi
+fi
 if [[ ! -f "$STAMP" || "$(cat "$STAMP")" != "$WANT" ]]; then
-  echo "setup: creating .venv from requirements.txt (constraints.txt)"
+  echo "setup: installing ${REQUIREMENTS[*]} into .venv (pinned by constraints.txt)"
   if [[ ! -x .venv/bin/python ]]; then python3 -m venv .venv; fi
-  .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt -c constraints.txt
+  .venv/bin/python -m pip install -q --disable-pip-version-check "${REQUIREMENTS[@]}" -c constraints.txt
   # Nothing may have moved pyarrow (constraints.txt pins it; check anyway).
   want_pa="$(sed -n 's/^pyarrow==//p' constraints.txt)"
   have_pa="$(.venv/bin/python -c 'import pyarrow; print(pyarrow.__version__)')"

@@ -11,10 +11,15 @@
 #include <parquet/properties.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <future>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "util/clock.h"
 #include "deltacpp/api.h"
@@ -211,6 +216,7 @@ class DataWriterImpl final : public DataWriter {
 
   ~DataWriterImpl() override {
     // Unfinished files are left as they are (never committed, so invisible to readers).
+    (void)WaitAll();
     for (auto* p : partition_order_) {
       if (p->file) (void)p->file->writer->Close();
     }
@@ -233,6 +239,11 @@ class DataWriterImpl final : public DataWriter {
     std::vector<std::shared_ptr<arrow::RecordBatch>> pending;  // rows of the next row group
     int64_t pending_bytes = 0;
     uint64_t last_use = 0;
+    // The row group being encoded on a thread of its own, if any; the writer and the sink are
+    // that thread's until it is waited for.
+    std::future<arrow::Status> encoding;
+    // Bytes in the file after the row groups encoded so far (set by the encoding thread).
+    std::atomic<int64_t> written{0};
     // Directories created for this file, innermost first: their entries are synced with it.
     std::vector<std::string> new_dirs;
   };
@@ -256,6 +267,24 @@ class DataWriterImpl final : public DataWriter {
   arrow::Status LimitBufferedBytes();
   arrow::Status MakeRoomForFile();
   std::string RandomPrefix();
+  // Encoding on other threads: at most max_tasks_ row groups or file closes at once, so several
+  // files are encoded in parallel while the caller goes on routing rows.
+  arrow::Status WaitEncoding(OpenFile* file);
+  template <typename Task>
+  std::future<arrow::Status> Launch(Task task);
+  arrow::Status WaitAll();
+  // A file whose close runs on another thread, and what its add action needs.
+  struct Closing {
+    std::unique_ptr<OpenFile> file;
+    std::map<std::string, std::optional<std::string>> values;
+    std::optional<std::string> stats;
+    std::future<arrow::Status> done;
+  };
+  std::vector<Closing> closing_;
+  std::mutex tasks_mutex_;
+  std::condition_variable task_done_;
+  int tasks_running_ = 0;
+  int max_tasks_ = 2;
 
   DataWriterOptions options_;
   std::shared_ptr<arrow::fs::FileSystem> fs_;
@@ -277,17 +306,17 @@ class DataWriterImpl final : public DataWriter {
 
   std::mt19937_64 rng_;
   uint64_t file_counter_ = 0;
-  int64_t closed_bytes_ = 0;  // sizes of the files closed so far
+  std::atomic<int64_t> closed_bytes_{0};  // sizes of the files closed so far
   uint64_t tick_ = 0;
   size_t open_files_ = 0;
   int64_t buffered_bytes_ = 0;
   std::set<std::string> created_dirs_;
   std::vector<std::string> created_files_;  // absolute paths, for Abort
-  std::vector<std::pair<uint64_t, AddFile>> finished_;
   bool done_ = false;
 };
 
 arrow::Status DataWriterImpl::Init() {
+  max_tasks_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const auto& schema = options_.table_schema;
   if (!schema) return DeltaError(DeltaErrorCode::kInvalidArgument, "data writer without a table schema");
   if (options_.table_root.empty()) {
@@ -558,20 +587,79 @@ arrow::Result<std::unique_ptr<DataWriterImpl::OpenFile>> DataWriterImpl::OpenNew
   return file;
 }
 
+template <typename Task>
+std::future<arrow::Status> DataWriterImpl::Launch(Task task) {
+  {
+    std::unique_lock lock(tasks_mutex_);
+    task_done_.wait(lock, [&] { return tasks_running_ < max_tasks_; });
+    ++tasks_running_;
+  }
+  // A thread of its own, not a pool's: nothing waits on a pool for work queued behind it.
+  return std::async(std::launch::async, [this, task = std::move(task)]() mutable {
+    arrow::Status st;
+    try {
+      st = task();
+    } catch (const std::exception& e) {
+      st = arrow::Status::IOError("encoding a data file failed: ", e.what());
+    }
+    {
+      std::lock_guard lock(tasks_mutex_);
+      --tasks_running_;
+    }
+    task_done_.notify_all();
+    return st;
+  });
+}
+
+arrow::Status DataWriterImpl::WaitEncoding(OpenFile* file) {
+  if (!file->encoding.valid()) return arrow::Status::OK();
+  return file->encoding.get();
+}
+
+arrow::Status DataWriterImpl::WaitAll() {
+  arrow::Status first;
+  for (auto* p : partition_order_) {
+    if (!p->file) continue;
+    auto st = WaitEncoding(p->file.get());
+    if (first.ok() && !st.ok()) first = st;
+  }
+  for (auto& c : closing_) {
+    if (!c.done.valid()) continue;
+    auto st = c.done.get();
+    if (first.ok() && !st.ok()) first = st;
+  }
+  return first;
+}
+
 arrow::Status DataWriterImpl::WritePending(OpenFile* file) {
+  // Row groups of one file are encoded in order: the previous one first.
+  ARROW_RETURN_NOT_OK(WaitEncoding(file));
   if (file->pending.empty()) return arrow::Status::OK();
   auto pending = std::move(file->pending);
   file->pending.clear();
   buffered_bytes_ -= file->pending_bytes;
   file->pending_bytes = 0;
   ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(physical_schema_, pending));
-  return file->writer->WriteTable(*table, parquet::DEFAULT_MAX_ROW_GROUP_LENGTH);
+  file->encoding = Launch([file, table]() -> arrow::Status {
+    ARROW_RETURN_NOT_OK(file->writer->WriteTable(*table, parquet::DEFAULT_MAX_ROW_GROUP_LENGTH));
+    ARROW_ASSIGN_OR_RAISE(const int64_t written, file->sink->Tell());
+    file->written = written;
+    return arrow::Status::OK();
+  });
+  return arrow::Status::OK();
 }
 
 arrow::Status DataWriterImpl::FlushRowGroup(Partition* partition) {
-  ARROW_RETURN_NOT_OK(WritePending(partition->file.get()));
-  ARROW_ASSIGN_OR_RAISE(const int64_t written, partition->file->sink->Tell());
-  if (written >= options_.target_file_size) return CloseFile(partition);
+  OpenFile* file = partition->file.get();
+  const int64_t group_bytes = file->pending_bytes;
+  ARROW_RETURN_NOT_OK(WritePending(file));
+  // The file is finished once its bytes reach the target. A row group encodes to at most about
+  // its Arrow size: only when the size before it plus that could reach the target is the
+  // encoding waited for to know.
+  const int64_t bound = file->written + group_bytes + group_bytes / 8 + (1 << 20);
+  if (bound < options_.target_file_size) return arrow::Status::OK();
+  ARROW_RETURN_NOT_OK(WaitEncoding(file));
+  if (file->written >= options_.target_file_size) return CloseFile(partition);
   return arrow::Status::OK();
 }
 
@@ -580,9 +668,7 @@ DataWriter::Written DataWriterImpl::WrittenSoFar() const {
   out.files = static_cast<int64_t>(file_counter_);
   out.bytes = closed_bytes_;
   for (const auto* p : partition_order_) {
-    if (!p->file) continue;
-    auto position = p->file->sink->Tell();
-    if (position.ok()) out.bytes += *position;
+    if (p->file) out.bytes += p->file->written;
   }
   return out;
 }
@@ -590,24 +676,38 @@ DataWriter::Written DataWriterImpl::WrittenSoFar() const {
 arrow::Status DataWriterImpl::CloseFile(Partition* partition) {
   std::unique_ptr<OpenFile> file = std::move(partition->file);
   --open_files_;
-  ARROW_RETURN_NOT_OK(WritePending(file.get()));
-  ARROW_RETURN_NOT_OK(file->writer->Close());
-  if (!file->sink->closed()) ARROW_RETURN_NOT_OK(file->sink->Close());
-  // The commit that names this file is durable (the log store syncs it): so must the file be.
-  ARROW_RETURN_NOT_OK(SyncWrittenLocalFile(*fs_, file->absolute_path, file->new_dirs));
-  ARROW_ASSIGN_OR_RAISE(auto info, fs_->GetFileInfo(file->absolute_path));
-  if (info.type() != arrow::fs::FileType::File) {
-    return arrow::Status::IOError("data file ", file->absolute_path, " vanished after writing");
+  ARROW_RETURN_NOT_OK(WaitEncoding(file.get()));
+  std::shared_ptr<arrow::Table> last;
+  if (!file->pending.empty()) {
+    ARROW_ASSIGN_OR_RAISE(last, arrow::Table::FromRecordBatches(physical_schema_, file->pending));
+    file->pending.clear();
+    buffered_bytes_ -= file->pending_bytes;
+    file->pending_bytes = 0;
   }
-  AddFile add;
-  add.path = UriEncodePath(file->relative_path);
-  add.partition_values = partition->values;
-  add.size = info.size();
-  closed_bytes_ += add.size;
-  add.modification_time = WallClockMillis();
-  add.data_change = options_.data_change;
-  add.stats = file->stats->ToJson();
-  finished_.emplace_back(file->counter, std::move(add));
+  Closing c;
+  c.values = partition->values;
+  c.stats = file->stats->ToJson();
+  OpenFile* f = file.get();
+  c.file = std::move(file);
+  // The last row group, the footer and the sync run beside the caller; Finish collects them.
+  c.done = Launch([this, f, last]() -> arrow::Status {
+    if (last) ARROW_RETURN_NOT_OK(f->writer->WriteTable(*last, parquet::DEFAULT_MAX_ROW_GROUP_LENGTH));
+    ARROW_RETURN_NOT_OK(f->writer->Close());
+    if (!f->sink->closed()) ARROW_RETURN_NOT_OK(f->sink->Close());
+    // The commit that names this file is durable (the log store syncs it): so must the file be.
+    ARROW_RETURN_NOT_OK(SyncWrittenLocalFile(*fs_, f->absolute_path, f->new_dirs));
+    ARROW_ASSIGN_OR_RAISE(auto info, fs_->GetFileInfo(f->absolute_path));
+    if (info.type() != arrow::fs::FileType::File) {
+      return arrow::Status::IOError("data file ", f->absolute_path, " vanished after writing");
+    }
+    f->written = info.size();
+    closed_bytes_ += info.size();
+    // Keep only what the add action needs; the writer's buffers go now.
+    f->writer.reset();
+    f->sink.reset();
+    return arrow::Status::OK();
+  });
+  closing_.push_back(std::move(c));
   return arrow::Status::OK();
 }
 
@@ -637,20 +737,41 @@ arrow::Status DataWriterImpl::MakeRoomForFile() {
 
 arrow::Result<std::vector<AddFile>> DataWriterImpl::Finish() {
   ARROW_RETURN_NOT_OK(CheckUsable());
-  for (auto* p : partition_order_) {
-    if (p->file) ARROW_RETURN_NOT_OK(CloseFile(p));
-  }
   done_ = true;
-  std::sort(finished_.begin(), finished_.end(),
+  arrow::Status first;
+  for (auto* p : partition_order_) {
+    if (!p->file) continue;
+    auto st = CloseFile(p);
+    if (first.ok() && !st.ok()) first = st;
+  }
+  // Every close is waited for, failed or not, so no thread outlives the call.
+  auto waited = WaitAll();
+  ARROW_RETURN_NOT_OK(first);
+  ARROW_RETURN_NOT_OK(waited);
+  std::vector<std::pair<uint64_t, AddFile>> finished;
+  for (auto& c : closing_) {
+    AddFile add;
+    add.path = UriEncodePath(c.file->relative_path);
+    add.partition_values = c.values;
+    add.size = c.file->written;
+    add.modification_time = WallClockMillis();
+    add.data_change = options_.data_change;
+    add.stats = c.stats;
+    finished.emplace_back(c.file->counter, std::move(add));
+  }
+  closing_.clear();
+  std::sort(finished.begin(), finished.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<AddFile> adds;
-  adds.reserve(finished_.size());
-  for (auto& entry : finished_) adds.push_back(entry.second);
+  adds.reserve(finished.size());
+  for (auto& entry : finished) adds.push_back(std::move(entry.second));
   return adds;
 }
 
 arrow::Status DataWriterImpl::Abort() {
   done_ = true;
+  (void)WaitAll();
+  closing_.clear();
   for (auto* p : partition_order_) {
     if (!p->file) continue;
     std::unique_ptr<OpenFile> file = std::move(p->file);
@@ -667,7 +788,6 @@ arrow::Status DataWriterImpl::Abort() {
     if (!st.ok() && first_error.ok()) first_error = st;
   }
   created_files_.clear();
-  finished_.clear();
   return first_error;
 }
 

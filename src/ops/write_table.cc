@@ -26,6 +26,7 @@
 #include "txn/writer_features.h"
 #include "util/uri.h"
 #include "write/change_data_writer.h"
+#include "write/row_rewriter.h"
 #include "write/data_writer.h"
 #include "write/stats_collector.h"
 #include "write/string_validation.h"
@@ -37,114 +38,65 @@ using namespace internal;  // NOLINT: operations glue the internal layers togeth
 namespace {
 
 // The rows of one live file (deletion vector applied) in the snapshot's logical schema.
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadLiveFile(const Snapshot& snapshot,
-                                                               const std::string& log_path) {
-  ScanOptions only;
-  only.only_files = std::vector<std::string>{log_path};
-  ARROW_ASSIGN_OR_RAISE(auto scan, snapshot.NewScan().Options(only).Build());
-  ARROW_ASSIGN_OR_RAISE(auto rows, scan->ToTable());
-  return rows->CombineChunksToBatch();
-}
-
-// What a replaceWhere did to the live files.
-struct ReplaceWhereOutcome {
-  std::vector<RemoveFile> removes;
-  int64_t deleted_rows = 0;  // rows matching the predicate
-  int64_t copied_rows = 0;   // rows of rewritten files that did not match
-  bool wrote_change_data = false;
-};
-
-// Rewrites the live files the replaceWhere predicate touches: files whose every row matches
-// are removed, files with some matching rows are rewritten with the other rows (converted to
-// `table_schema`, the schema of the commit). With `change_data` (the table has the change data
-// feed), a commit that rewrites part of a file must describe all its changes in cdc files, as
-// readers then ignore its add and remove actions: every matching row, of rewritten and of
-// wholly removed files alike, is written to them as a delete. A commit that only removes whole
-// files writes no change data; its removes say exactly which rows went.
-arrow::Result<ReplaceWhereOutcome> ApplyReplaceWhere(
-    const Snapshot& snapshot, const std::string& predicate,
-    const std::shared_ptr<arrow::Schema>& table_schema, DataWriter& writer,
-    ChangeDataWriter* change_data, Transaction& txn) {
-  ARROW_ASSIGN_OR_RAISE(auto candidates, snapshot.NewScan().Filter(predicate).Build());
+// Removes the rows the replaceWhere predicate matches from the live files, through the row
+// rewriter DELETE and UPDATE use: files the partition values and statistics prove wholly
+// matching go unread, files that may match are read and rewritten without the matching rows
+// (copy-on-write, converted to the schema of the commit, `commit_files`, which a mergeSchema
+// write may have widened). With the change data feed, a commit that rewrites
+// part of a file describes its deletes in cdc files (and the caller then its inserts too); one
+// that only removes whole files writes none. Records the predicate and the files read.
+arrow::Result<RewriteOutcome> RemoveReplacedRows(const std::shared_ptr<const Snapshot>& snapshot,
+                                                 const std::string& predicate,
+                                                 DataWriterOptions commit_files,
+                                                 std::unique_ptr<RowRewriter>* rewriter_out,
+                                                 Transaction& txn) {
+  ARROW_ASSIGN_OR_RAISE(auto candidates, snapshot->NewScan().Filter(predicate).Build());
   ARROW_ASSIGN_OR_RAISE(auto parsed, ParseExpression(predicate));
-  ARROW_ASSIGN_OR_RAISE(auto bound, BindPredicate(parsed, *snapshot.schema()));
+  ARROW_ASSIGN_OR_RAISE(auto bound, BindPredicate(parsed, *snapshot->schema()));
   // Rows to replace: where the predicate is TRUE (never null); the others are kept.
   ARROW_ASSIGN_OR_RAISE(auto match_expr, ToArrowFilter(bound));
-  ARROW_ASSIGN_OR_RAISE(match_expr, match_expr.Bind(*snapshot.schema()));
+  ARROW_ASSIGN_OR_RAISE(match_expr, match_expr.Bind(*snapshot->schema()));
 
-  // Rows of the snapshot's schema to the commit's (a mergeSchema write may add columns or widen
-  // types), aligned on first use.
-  std::optional<SchemaAlignment> to_commit_schema;
-  auto conform = [&](const std::shared_ptr<arrow::RecordBatch>& rows)
+  RowRewriterOptions rewrite;
+  rewrite.snapshot = snapshot;
+  // Rows of the snapshot's schema to the commit's, aligned on first use.
+  auto to_commit_schema = std::make_shared<std::optional<SchemaAlignment>>();
+  rewrite.to_output = [to_commit_schema, schema = commit_files.table_schema](
+                          const std::shared_ptr<arrow::RecordBatch>& rows)
       -> arrow::Result<std::shared_ptr<arrow::RecordBatch>> {
-    if (!to_commit_schema) {
-      ARROW_ASSIGN_OR_RAISE(to_commit_schema, AlignSchemas(*table_schema, *rows->schema(),
-                                                           /*merge_schema=*/false));
+    if (!*to_commit_schema) {
+      ARROW_ASSIGN_OR_RAISE(*to_commit_schema,
+                            AlignSchemas(*schema, *rows->schema(), /*merge_schema=*/false));
     }
-    return ConformBatch(*to_commit_schema, rows);
+    return ConformBatch(**to_commit_schema, rows);
   };
-  auto with_file = [&](const arrow::Status& st, const std::string& file) {
-    return st.WithMessage(fmt::format("table {} version {}: replaceWhere ({}) on file {}: {}",
-                                      snapshot.table_root(), snapshot.version(), predicate, file,
-                                      st.message()));
-  };
+  rewrite.data_options = std::move(commit_files);
+  rewrite.mode = RewriteMode::kCopyOnWrite;
+  rewrite.change_data_feed = snapshot->config().change_data_feed;
+  rewrite.operation = fmt::format("replaceWhere ({})", predicate);
+  ARROW_ASSIGN_OR_RAISE(*rewriter_out, RowRewriter::Make(std::move(rewrite)));
+  RowRewriter& rewriter = **rewriter_out;
 
-  ReplaceWhereOutcome outcome;
   std::vector<std::string> read;
-  // Wholly removed files seen before the first partly rewritten one: their rows become
-  // change data only once a partial rewrite shows the commit needs it.
-  std::vector<std::string> removed_before_change_data;
-  const int64_t now = WallClockMillis();
   for (const auto& file : candidates->files()) {
     read.push_back(file.log_path);
-    ARROW_ASSIGN_OR_RAISE(auto batch, ReadLiveFile(snapshot, file.log_path));
-    ARROW_ASSIGN_OR_RAISE(auto match, arrow::compute::ExecuteScalarExpression(
-                                          match_expr, arrow::compute::ExecBatch(*batch)));
-    std::shared_ptr<arrow::Array> mask = match.is_array() ? match.make_array() : nullptr;
-    if (!mask) {
-      ARROW_ASSIGN_OR_RAISE(mask, arrow::MakeArrayFromScalar(*match.scalar(), batch->num_rows()));
-    }
-    ARROW_ASSIGN_OR_RAISE(auto matched_datum, arrow::compute::Filter(batch, mask));
-    auto matched = matched_datum.record_batch();
-    if (matched->num_rows() == 0) continue;  // nothing in this file matches
-    outcome.removes.push_back(RemoveForLiveFile(snapshot.live_files(), file.file_ref, now));
-    outcome.deleted_rows += matched->num_rows();
-    if (matched->num_rows() == batch->num_rows()) {
-      if (!change_data) continue;
-      if (outcome.wrote_change_data) {
-        auto rows = conform(batch);
-        auto st = rows.ok() ? change_data->Write(*rows, "delete") : rows.status();
-        if (!st.ok()) return with_file(st, file.log_path);
-      } else {
-        removed_before_change_data.push_back(file.log_path);
-      }
+    if (file.all_rows_match) {
+      ARROW_RETURN_NOT_OK(rewriter.RemoveWholeFile(file.file_ref));
       continue;
     }
-    ARROW_ASSIGN_OR_RAISE(auto keep, arrow::compute::Invert(mask));
-    ARROW_ASSIGN_OR_RAISE(auto kept_datum, arrow::compute::Filter(batch, keep));
-    auto kept = kept_datum.record_batch();
-    outcome.copied_rows += kept->num_rows();
-    auto kept_rows = conform(kept);
-    auto st = kept_rows.ok() ? writer.Write(*kept_rows) : kept_rows.status();
-    if (!st.ok()) return with_file(st, file.log_path);
-    if (!change_data) continue;
-    if (!outcome.wrote_change_data) {
-      outcome.wrote_change_data = true;
-      for (const auto& earlier : removed_before_change_data) {
-        ARROW_ASSIGN_OR_RAISE(auto all, ReadLiveFile(snapshot, earlier));
-        auto rows = conform(all);
-        auto written = rows.ok() ? change_data->Write(*rows, "delete") : rows.status();
-        if (!written.ok()) return with_file(written, earlier);
-      }
-      removed_before_change_data.clear();
+    ARROW_ASSIGN_OR_RAISE(auto rows, rewriter.Read(file.file_ref));
+    ARROW_ASSIGN_OR_RAISE(auto match, arrow::compute::ExecuteScalarExpression(
+                                          match_expr, arrow::compute::ExecBatch(*rows.rows)));
+    std::shared_ptr<arrow::Array> mask = match.is_array() ? match.make_array() : nullptr;
+    if (!mask) {
+      ARROW_ASSIGN_OR_RAISE(mask,
+                            arrow::MakeArrayFromScalar(*match.scalar(), rows.rows->num_rows()));
     }
-    auto deleted_rows = conform(matched);
-    st = deleted_rows.ok() ? change_data->Write(*deleted_rows, "delete") : deleted_rows.status();
-    if (!st.ok()) return with_file(st, file.log_path);
+    ARROW_RETURN_NOT_OK(rewriter.Delete(rows, static_cast<const arrow::BooleanArray&>(*mask)));
   }
   txn.ReadPredicate(predicate);
   txn.ReadFiles(read);
-  return outcome;
+  return rewriter.Finish();
 }
 
 }  // namespace
@@ -361,10 +313,13 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   if (snapshot && options.replace_where && TableConfig::Parse(metadata.configuration).change_data_feed) {
     ARROW_ASSIGN_OR_RAISE(change_data, ChangeDataWriter::Make(writer_options));
   }
+  const DataWriterOptions rewrite_options = writer_options;  // a replaceWhere's kept rows
   ARROW_ASSIGN_OR_RAISE(auto writer, DataWriter::Make(std::move(writer_options)));
+  std::unique_ptr<RowRewriter> rewriter;  // of a replaceWhere
   auto abort_files = [&]() {
     (void)writer->Abort();
     if (change_data) (void)change_data->Abort();
+    if (rewriter) (void)rewriter->Abort();
   };
   auto fail = [&](const arrow::Status& st) -> arrow::Status {
     abort_files();
@@ -374,19 +329,19 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   // The rows the overwrite replaces are settled before the new rows are streamed, so that the
   // new rows also go to the change data when the replacement needed it.
   std::vector<RemoveFile> removes;
-  ReplaceWhereOutcome replaced;
+  RewriteOutcome replaced;
   if (snapshot && options.mode == WriteMode::kOverwrite) {
     const int64_t now = WallClockMillis();
     if (options.replace_where) {
-      auto outcome = ApplyReplaceWhere(*snapshot, *options.replace_where, alignment.table_schema,
-                                       *writer, change_data.get(), *txn);
+      auto outcome = RemoveReplacedRows(snapshot, *options.replace_where, rewrite_options,
+                                        &rewriter, *txn);
       if (!outcome.ok()) return fail(outcome.status());
       replaced = std::move(*outcome);
       removes = std::move(replaced.removes);
       // The rows copied out of partly replaced files get fresh row ids: on a row-tracking table
       // the commit says so, as the protocol asks of a writer that does not materialise them.
       const auto features = EffectiveFeatures(snapshot->protocol());
-      if (replaced.copied_rows > 0 &&
+      if (replaced.rows_moved &&
           std::find(features.begin(), features.end(), "rowTracking") != features.end()) {
         txn->SetCommitTag("delta.rowTracking.preserved", "false");
       }
@@ -397,7 +352,8 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
       });
     }
   }
-  const bool inserts_as_change_data = replaced.wrote_change_data;
+  // Readers ignore the add and remove actions of a commit with cdc files: the inserts go there too.
+  const bool inserts_as_change_data = !replaced.change_files.empty();
 
   auto last_report = std::chrono::steady_clock::now();
   auto report = [&](bool done) {
@@ -445,11 +401,11 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   auto added = writer->Finish();
   if (!added.ok()) return fail(added.status());
   report(true);
-  std::vector<CdcFile> change_files;
-  if (replaced.wrote_change_data) {
+  std::vector<CdcFile> change_files = std::move(replaced.change_files);
+  if (inserts_as_change_data) {
     auto finished = change_data->Finish();
     if (!finished.ok()) return fail(finished.status());
-    change_files = std::move(*finished);
+    for (auto& f : *finished) change_files.push_back(std::move(f));
   }
   if (snapshot && options.dynamic_partition_overwrite) {
     if (metadata.partition_columns.empty()) {
@@ -474,7 +430,8 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   }
 
   for (const auto& a : *added) result.num_bytes += a.size;
-  result.num_files = static_cast<int64_t>(added->size());
+  for (const auto& a : replaced.adds) result.num_bytes += a.size;
+  result.num_files = static_cast<int64_t>(added->size() + replaced.adds.size());
   result.num_removed_files = static_cast<int64_t>(removes.size());
   int64_t removed_bytes = 0;
   for (const auto& r : removes) removed_bytes += r.size.value_or(0);
@@ -483,7 +440,10 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
   if (metadata_changed) txn->UpdateMetadata(metadata);
   if (options.txn_app_id) txn->SetTxn(*options.txn_app_id, *options.txn_version);
   txn->RemoveFiles(std::move(removes));
-  txn->AddFiles(std::move(*added));
+  // Files of rows a replaceWhere kept, then the new rows'.
+  std::vector<AddFile> adds = std::move(replaced.adds);
+  for (auto& a : *added) adds.push_back(std::move(a));
+  txn->AddFiles(std::move(adds));
   const auto num_change_files = static_cast<int64_t>(change_files.size());
   txn->AddCdcFiles(std::move(change_files));
 

@@ -102,7 +102,8 @@ arrow::Result<std::unique_ptr<RowRewriter>> RowRewriter::Make(RowRewriterOptions
   auto out = std::unique_ptr<RowRewriter>(new RowRewriter(std::move(options)));
   const auto& snapshot = *out->options_.snapshot;
   out->schema_ = snapshot.schema();
-  out->options_.data_options.table_schema = out->schema_;
+  // New files are in the snapshot's schema unless the rows are converted to another.
+  if (!out->options_.to_output) out->options_.data_options.table_schema = out->schema_;
   ARROW_ASSIGN_OR_RAISE(out->data_writer_, DataWriter::Make(out->options_.data_options));
   if (out->options_.mode == RewriteMode::kDeletionVectors) {
     DeletionVectorWriterOptions dv;
@@ -237,10 +238,19 @@ arrow::Status RowRewriter::RemoveFile(FileRef file_row) {
   return arrow::Status::OK();
 }
 
+arrow::Status RowRewriter::WriteChange(const std::shared_ptr<arrow::RecordBatch>& rows,
+                                       const char* type) {
+  if (!options_.to_output) return change_data_->Write(rows, type);
+  ARROW_ASSIGN_OR_RAISE(auto out, options_.to_output(rows));
+  return change_data_->Write(out, type);
+}
+
 arrow::Status RowRewriter::WriteRows(const std::shared_ptr<arrow::RecordBatch>& rows) {
   if (rows->num_rows() == 0) return arrow::Status::OK();
   outcome_.rows_moved = true;
-  return data_writer_->Write(rows);
+  if (!options_.to_output) return data_writer_->Write(rows);
+  ARROW_ASSIGN_OR_RAISE(auto out, options_.to_output(rows));
+  return data_writer_->Write(out);
 }
 
 arrow::Status RowRewriter::StartChangeData() {
@@ -267,7 +277,7 @@ arrow::Status RowRewriter::WriteDeletedAsChangeData(
   if (positions) {
     ARROW_ASSIGN_OR_RAISE(rows, RowsAtPositions(rows, file.positions, *positions));
   }
-  auto st = change_data_->Write(rows, "delete");
+  auto st = WriteChange(rows, "delete");
   return st.ok() ? st : FileError(file_row, st);
 }
 
@@ -312,7 +322,7 @@ arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArra
       if (!st.ok()) return FileError(file.file_row, st);
     }
     if (change_data_started_) {
-      auto st = change_data_->Write(file.rows, "delete");
+      auto st = WriteChange(file.rows, "delete");
       return st.ok() ? st : FileError(file.file_row, st);
     }
     return WriteDeletedAsChangeData(file.file_row, std::nullopt);
@@ -329,7 +339,7 @@ arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArra
     outcome_.touched_files.push_back(LogPath(file.file_row));
     if (change_data_started_) {
       ARROW_ASSIGN_OR_RAISE(auto gone, Select(file.rows, dropped));
-      auto st = change_data_->Write(gone, "delete");
+      auto st = WriteChange(gone, "delete");
       return st.ok() ? st : FileError(file.file_row, st);
     }
     return WriteDeletedAsChangeData(file.file_row, std::move(positions));
@@ -345,7 +355,7 @@ arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArra
   if (st.ok()) st = StartChangeData();
   if (st.ok() && change_data_started_) {
     ARROW_ASSIGN_OR_RAISE(auto gone, Select(file.rows, dropped));
-    st = change_data_->Write(gone, "delete");
+    st = WriteChange(gone, "delete");
   }
   return st.ok() ? st : FileError(file.file_row, st);
 }
@@ -370,8 +380,8 @@ arrow::Status RowRewriter::Update(const FileRows& file, const arrow::BooleanArra
   ARROW_ASSIGN_OR_RAISE(auto old_rows, Select(file.rows, replaced));
   auto st = WriteRows(new_rows);
   if (st.ok()) st = StartChangeData();
-  if (st.ok() && change_data_started_) st = change_data_->Write(old_rows, "update_preimage");
-  if (st.ok() && change_data_started_) st = change_data_->Write(new_rows, "update_postimage");
+  if (st.ok() && change_data_started_) st = WriteChange(old_rows, "update_preimage");
+  if (st.ok() && change_data_started_) st = WriteChange(new_rows, "update_postimage");
   if (!st.ok()) return FileError(file.file_row, st);
   if (n == file.rows->num_rows()) return RemoveFile(file.file_row);
   if (options_.mode == RewriteMode::kDeletionVectors) {

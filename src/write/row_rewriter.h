@@ -6,6 +6,7 @@
 #include <arrow/api.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <optional>
@@ -76,6 +77,12 @@ struct RowRewriterOptions {
   bool change_data_feed = false;
   /// Names the operation in errors, e.g. "DELETE (id > 5)".
   std::string operation;
+  /// When set, every batch of rows written (kept, new and change-data rows, all in the
+  /// snapshot's schema) goes through this first: a write that also evolves the schema passes
+  /// its commit's schema in `data_options` and converts the rows to it here.
+  std::function<arrow::Result<std::shared_ptr<arrow::RecordBatch>>(
+      const std::shared_ptr<arrow::RecordBatch>&)>
+      to_output;
 };
 
 /// The changes one operation makes to the files of one snapshot, for one commit.
@@ -133,6 +140,7 @@ class RowRewriter {
                                          const std::optional<std::vector<uint64_t>>& positions);
   arrow::Status RemoveFile(FileRef file_row);
   arrow::Status WriteRows(const std::shared_ptr<arrow::RecordBatch>& rows);
+  arrow::Status WriteChange(const std::shared_ptr<arrow::RecordBatch>& rows, const char* type);
   arrow::Status FileError(FileRef file_row, const arrow::Status& st) const;
   std::string LogPath(FileRef file_row) const;
 

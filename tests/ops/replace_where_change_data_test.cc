@@ -234,6 +234,34 @@ TEST(ReplaceWhereChangeData, WholeFileReplacementWritesNoChangeData) {
   EXPECT_EQ(ReadRows(root), (std::multiset<std::string>{"1|a", "2|b", "4|D"}));
 }
 
+TEST(ReplaceWhereChangeData, FilesTheStatisticsProveWhollyMatchingAreRemovedUnread) {
+  TempDir dir;
+  const std::string root = dir.str();
+  CreateChangeDataFeedTable(root, IdName());
+  ASSERT_TRUE(WriteTable(root, Rows(IdName(), {Longs({1, 2}), Strings({"a", "b"})}), {}).ok());
+  ASSERT_TRUE(WriteTable(root, Rows(IdName(), {Longs({3, 4}), Strings({"c", "d"})}), {}).ok());
+  // The second file's stats (id in [3, 4]) prove `id >= 3` for every row: it goes without
+  // being read, so damaging its bytes changes nothing.
+  std::string second;
+  {
+    auto table = DeltaTable::Open(root);
+    ASSERT_TRUE(table.ok());
+    auto scan = (*(*table)->Latest())->NewScan().Filter("id >= 3").Build();
+    ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+    ASSERT_EQ((*scan)->files().size(), 1u);
+    EXPECT_TRUE((*scan)->files()[0].all_rows_match);
+    second = (*scan)->files()[0].path;
+  }
+  std::ofstream(second, std::ios::binary | std::ios::trunc) << "not parquet";
+  auto r = WriteTable(root, Rows(IdName(), {Longs({5}), Strings({"E"})}), ReplaceWhere("id >= 3"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto commit = ReadCommit(root, *r->version);
+  EXPECT_EQ(commit.removes, 1);
+  EXPECT_TRUE(commit.cdc.empty());
+  EXPECT_EQ(commit.operation_metrics["numDeletedRows"], "2");
+  EXPECT_EQ(ReadRows(root), (std::multiset<std::string>{"1|a", "2|b", "5|E"}));
+}
+
 TEST(ReplaceWhereChangeData, PartitionedTableWritesCdcFilesInPartitionFolders) {
   TempDir dir;
   const std::string root = dir.str();

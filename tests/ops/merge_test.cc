@@ -5,6 +5,7 @@
 
 #include "deltacpp/api.h"
 #include "deltacpp/ops/create_table.h"
+#include "deltacpp/ops/delete.h"
 #include "deltacpp/ops/merge.h"
 #include "deltacpp/ops/write.h"
 #include "deltacpp/table_changes.h"
@@ -19,6 +20,7 @@ using testing::ChangeDataFiles;
 using testing::Code;
 using testing::DataFiles;
 using testing::DeletionVectorFiles;
+using testing::HookedTable;
 using testing::LatestVersion;
 using testing::Longs;
 using testing::ReadCommitFile;
@@ -432,6 +434,105 @@ TEST_F(MergeTest, ChangeDataFeedOfAMerge) {
                           "3|Citra|78|delete", "4|Dewi|92|insert"}))
         << name;
   }
+}
+
+TEST_F(MergeTest, GeneratedColumnsAreComputedForUpdatedAndInsertedRows) {
+  const std::string root = (dir_.path() / "g").string();
+  CreateTableOptions create;
+  auto schema = SchemaFromDdl("a BIGINT, b BIGINT, g BIGINT GENERATED ALWAYS AS (a * 2)");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  create.schema = *schema;
+  create.properties = kWithDv;
+  ASSERT_TRUE(CreateTable(root, create).ok());
+  auto ab = arrow::schema({arrow::field("a", arrow::int64()), arrow::field("b", arrow::int64())});
+  ASSERT_TRUE(WriteTable(root, testing::Rows(ab, {Longs({1, 2}), Longs({5, 6})}), WriteOptions{})
+                  .ok());
+  auto merged = MergeBuilder(root, testing::Rows(ab, {Longs({2, 3}), Longs({60, 70})}))
+                    .TargetAlias("t")
+                    .SourceAlias("s")
+                    .On("t.b * 10 = s.b")
+                    .WhenMatchedUpdate(std::nullopt, {{"a", "s.a + 10"}})
+                    .WhenNotMatchedInsertAll()
+                    .Execute();
+  ASSERT_MERGES(merged);
+  EXPECT_EQ(ReadRows(root), Rows({"1|5|2", "12|6|24", "3|70|6"}));
+  // An assigned generated column must equal its expression.
+  auto wrong = MergeBuilder(root, testing::Rows(ab, {Longs({1}), Longs({5})}))
+                   .TargetAlias("t")
+                   .SourceAlias("s")
+                   .On("t.b = s.b")
+                   .WhenMatchedUpdate(std::nullopt, {{"g", "99"}})
+                   .Execute();
+  ExpectRefusedCleanly(root, wrong, "ConstraintViolation", 2);
+}
+
+TEST_F(MergeTest, InsertIntoATableWithIdentityColumnsIsNotSupportedYet) {
+  const std::string root = (dir_.path() / "i").string();
+  CreateTableOptions create;
+  auto schema = SchemaFromDdl("id BIGINT GENERATED ALWAYS AS IDENTITY, v STRING");
+  ASSERT_TRUE(schema.ok());
+  create.schema = *schema;
+  create.transaction.enforced_features = {"identityColumns"};
+  ASSERT_TRUE(CreateTable(root, create).ok());
+  auto merged = MergeBuilder(root, testing::Rows(arrow::schema({arrow::field("v", arrow::utf8())}),
+                                                 {Strings({"a"})}))
+                    .On("target.v = source.v")
+                    .WhenNotMatchedInsertAll()
+                    .Execute();
+  ExpectRefusedCleanly(root, merged, "UnsupportedFeature", 0);
+}
+
+TEST_F(MergeTest, ColumnMappingTableIsMerged) {
+  for (const auto& dv : {"false", "true"}) {
+    const auto root = MakeScores({{"delta.columnMapping.mode", "name"},
+                                  {"delta.enableDeletionVectors", dv},
+                                  {"delta.enableChangeDataFeed", "true"}},
+                                 std::string("mapped-") + dv);
+    auto merged = Upsert(root).Execute();
+    ASSERT_MERGES(merged);
+    EXPECT_EQ(ReadRows(root), kUpserted) << dv;
+  }
+}
+
+TEST_F(MergeTest, ConcurrentRemovalOfACandidateFileFailsTheMergeAndLeavesNothing) {
+  const std::string root = (dir_.path() / "p").string();
+  testing::CreateIdNamePart(root, kWithDv, /*partitioned=*/true);
+  testing::AppendIdNamePart(root, {1, 2}, {"w", "x"}, "a");
+  arrow::Result<DeleteMetrics> winner = arrow::Status::UnknownError("did not run");
+  auto table =
+      HookedTable(root, [&] { winner = DeleteBuilder(root).Where("part = 'a'").Execute(); });
+  auto source = testing::Rows(arrow::schema({arrow::field("id", arrow::int64()),
+                                             arrow::field("name", arrow::utf8()),
+                                             arrow::field("part", arrow::utf8())}),
+                              {Longs({2, 3}), Strings({"X", "y"}), Strings({"a", "a"})});
+  auto lost = MergeBuilder(table, source)
+                  .On("target.id = source.id")
+                  .WhenMatchedUpdateAll()
+                  .WhenNotMatchedInsertAll()
+                  .Execute();
+  ASSERT_TRUE(winner.ok()) << winner.status().ToString();
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(Code(lost.status()), "ConcurrentDeleteRead") << lost.status().ToString();
+  EXPECT_EQ(DataFiles(root), ReferencedFiles(root)) << "the loser's new files are still there";
+  EXPECT_EQ(LatestVersion(root), *winner->version);
+}
+
+TEST_F(MergeTest, InsertOnlyMergeAfterAConcurrentBlindAppendOutsideItsRangeCommits) {
+  const std::string root = (dir_.path() / "p").string();
+  testing::CreateIdNamePart(root, kCopyOnWrite, /*partitioned=*/true);
+  testing::AppendIdNamePart(root, {1, 2}, {"w", "x"}, "a");
+  auto table = HookedTable(root, [&] { testing::AppendIdNamePart(root, {50}, {"late"}, "b"); });
+  auto source = testing::Rows(arrow::schema({arrow::field("id", arrow::int64()),
+                                             arrow::field("name", arrow::utf8()),
+                                             arrow::field("part", arrow::utf8())}),
+                              {Longs({2, 3}), Strings({"X", "y"}), Strings({"a", "a"})});
+  auto merged = MergeBuilder(table, source)
+                    .On("target.id = source.id AND target.part = 'a'")
+                    .WhenNotMatchedInsertAll()
+                    .Execute();
+  ASSERT_MERGES(merged);
+  EXPECT_EQ(*merged->version, 3);
+  EXPECT_EQ(ReadRows(root), Rows({"1|w|a", "2|x|a", "3|y|a", "50|late|b"}));
 }
 
 }  // namespace

@@ -689,19 +689,15 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
       ARROW_ASSIGN_OR_RAISE(auto values, Evaluate(key.target, *target_side));
       target_keys.push_back(std::move(values));
     }
-    std::vector<int64_t> probe_t;
-    std::vector<int64_t> probe_s;
-    ARROW_RETURN_NOT_OK(index.Probe(target_keys, n, [&](int64_t t, int64_t s) {
-      probe_t.push_back(t);
-      probe_s.push_back(s);
-    }));
-    // The pairs where the whole ON condition is TRUE, in target row order.
+    // The pairs where the whole ON condition is TRUE, in target row order. Pairs with equal
+    // keys are evaluated a chunk at a time, so that a condition with few or no equalities
+    // never holds every pair at once.
     std::vector<int64_t> match_t;
     std::vector<int64_t> match_s;
-    for (size_t from = 0; from < probe_t.size(); from += kChunkRows) {
-      const size_t to = std::min(probe_t.size(), from + static_cast<size_t>(kChunkRows));
-      std::vector<int64_t> ct(probe_t.begin() + from, probe_t.begin() + to);
-      std::vector<int64_t> cs(probe_s.begin() + from, probe_s.begin() + to);
+    std::vector<int64_t> ct;
+    std::vector<int64_t> cs;
+    auto flush = [&]() -> arrow::Status {
+      if (ct.empty()) return arrow::Status::OK();
       ARROW_ASSIGN_OR_RAISE(auto t_rows, TakeRows(file.rows, ct));
       ARROW_ASSIGN_OR_RAISE(auto s_rows, TakeRows(source, cs));
       ARROW_ASSIGN_OR_RAISE(auto pairs, PairRows(plan.sides, t_rows, s_rows,
@@ -718,7 +714,19 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
           match_s.push_back(cs[k]);
         }
       }
-    }
+      ct.clear();
+      cs.clear();
+      return arrow::Status::OK();
+    };
+    arrow::Status flushed;
+    ARROW_RETURN_NOT_OK(index.Probe(target_keys, n, [&](int64_t t, int64_t s) {
+      if (!flushed.ok()) return;
+      ct.push_back(t);
+      cs.push_back(s);
+      if (static_cast<int64_t>(ct.size()) >= kChunkRows) flushed = flush();
+    }));
+    ARROW_RETURN_NOT_OK(flushed);
+    ARROW_RETURN_NOT_OK(flush());
     std::vector<int32_t> matches(n, 0);
     for (size_t k = 0; k < match_t.size(); ++k) {
       ++matches[match_t[k]];

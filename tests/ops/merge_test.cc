@@ -535,5 +535,20 @@ TEST_F(MergeTest, InsertOnlyMergeAfterAConcurrentBlindAppendOutsideItsRangeCommi
   EXPECT_EQ(ReadRows(root), Rows({"1|w|a", "2|x|a", "3|y|a", "50|late|b"}));
 }
 
+TEST_F(MergeTest, ConditionWithoutEqualitiesJoinsEveryPair) {
+  const auto root = MakeScores(kWithDv);
+  auto source = testing::Rows(
+      arrow::schema({arrow::field("lo", arrow::int64()), arrow::field("hi", arrow::int64()),
+                     arrow::field("bonus", arrow::int64())}),
+      {Longs({1, 7}), Longs({2, 9}), Longs({10, 1})});
+  auto merged = MergeBuilder(root, source)
+                    .On("id BETWEEN lo AND hi")
+                    .WhenMatchedUpdate(std::nullopt, {{"nilai", "nilai + bonus"}})
+                    .WhenNotMatchedInsert(std::nullopt, {{"id", "lo"}, {"nilai", "bonus"}})
+                    .Execute();
+  ASSERT_MERGES(merged);
+  EXPECT_EQ(ReadRows(root), Rows({"1|Ali|95", "2|Budi|100", "3|Citra|78", "7|null|1"}));
+}
+
 }  // namespace
 }  // namespace deltacpp

@@ -107,8 +107,8 @@ std::vector<std::string> SplitTopLevel(const std::string& text, bool at_then) {
       if (word == "END" && cases > 0) --cases;
       if (at_then && word == "THEN" && depth == 0 && cases == 0) {
         out.push_back(Trim(text.substr(start, i - start)));
-        start = j;
-        return out.push_back(Trim(text.substr(start))), out;
+        out.push_back(Trim(text.substr(j)));
+        return out;
       }
       i = j - 1;
     } else if (!at_then && c == ',' && depth == 0 && cases == 0) {
@@ -123,7 +123,7 @@ std::vector<std::string> SplitTopLevel(const std::string& text, bool at_then) {
 // A condition as given after a clause option: an optional leading AND is dropped.
 std::optional<std::string> ConditionText(const std::string& text) {
   std::string c = Trim(text);
-  if (c.size() > 4 && Upper(c.substr(0, 4)) == "AND " ) c = Trim(c.substr(4));
+  if (c.size() > 4 && Upper(c.substr(0, 4)) == "AND ") c = Trim(c.substr(4));
   if (c.empty()) return std::nullopt;
   return c;
 }
@@ -181,12 +181,16 @@ arrow::Status Run(const MergeArgs& args, const std::vector<MergeClause>& clauses
   for (const auto& c : clauses) {
     switch (c.kind) {
       case Kind::kMatched:
-        if (c.action == ClauseAction::kUpdate) builder.WhenMatchedUpdate(c.condition, c.assignments);
+        if (c.action == ClauseAction::kUpdate) {
+          builder.WhenMatchedUpdate(c.condition, c.assignments);
+        }
         if (c.action == ClauseAction::kUpdateAll) builder.WhenMatchedUpdateAll(c.condition);
         if (c.action == ClauseAction::kDelete) builder.WhenMatchedDelete(c.condition);
         break;
       case Kind::kNotMatched:
-        if (c.action == ClauseAction::kInsert) builder.WhenNotMatchedInsert(c.condition, c.assignments);
+        if (c.action == ClauseAction::kInsert) {
+          builder.WhenNotMatchedInsert(c.condition, c.assignments);
+        }
         if (c.action == ClauseAction::kInsertAll) builder.WhenNotMatchedInsertAll(c.condition);
         break;
       case Kind::kNotMatchedBySource:

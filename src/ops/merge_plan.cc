@@ -12,8 +12,9 @@ namespace deltacpp::internal {
 namespace {
 
 // `expr` rebuilt with every column node replaced by `column(node)`.
-arrow::Result<ExprPtr> MapColumns(const ExprPtr& expr,
-                                  const std::function<arrow::Result<ExprPtr>(const Expr&)>& column) {
+using ColumnMap = std::function<arrow::Result<ExprPtr>(const Expr&)>;
+
+arrow::Result<ExprPtr> MapColumns(const ExprPtr& expr, const ColumnMap& column) {
   if (expr->kind() == ExprKind::kColumn) return column(*expr);
   if (expr->kind() == ExprKind::kLiteral) return expr;
   std::vector<ExprPtr> c;

@@ -255,7 +255,8 @@ arrow::Result<std::vector<BoundClause>> BindClauses(const std::vector<MergeClaus
       for (const auto& [column, sql] : clause.assignments) {
         std::string name = column;
         const std::string prefix = sides.target_alias + ".";
-        if (name.size() > prefix.size() && EqualsIgnoreCase(name.substr(0, prefix.size()), prefix)) {
+        if (name.size() > prefix.size() &&
+            EqualsIgnoreCase(name.substr(0, prefix.size()), prefix)) {
           name = name.substr(prefix.size());
         }
         auto parsed = ParseExpression(sql);
@@ -482,7 +483,8 @@ arrow::Result<std::vector<int>> ChooseClauses(const MergePlan& plan, Kind kind,
 // target rows for an update, nullptr for an insert) with the assigned columns replaced and the
 // generated ones computed, checked against the table's rules.
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> NewRows(
-    const MergePlan& plan, const BoundClause& clause, const std::shared_ptr<arrow::RecordBatch>& pair,
+    const MergePlan& plan, const BoundClause& clause,
+    const std::shared_ptr<arrow::RecordBatch>& pair,
     const std::shared_ptr<arrow::RecordBatch>& base, const Snapshot& snapshot,
     const std::string& context) {
   const auto& schema = plan.sides.target;

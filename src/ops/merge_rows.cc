@@ -25,6 +25,7 @@
 #include "ops/option_text.h"
 #include "ops/row_constraints.h"
 #include "ops/row_level_op.h"
+#include "protocol/schema_json.h"
 #include "util/uri.h"
 #include "write/change_data_writer.h"
 #include "write/string_validation.h"
@@ -110,6 +111,8 @@ struct BoundClause {
   /// TRUE exactly where the clause's condition is TRUE; nullopt: no condition.
   std::optional<arrow::compute::Expression> condition;
   std::vector<BoundAssignment> assignments;
+  /// Target columns the clause assigns.
+  std::vector<bool> assigned;
   /// Target columns that enter as NULL and are computed (generated columns not assigned).
   std::vector<bool> regenerated;
   std::optional<GeneratedColumns> generated;
@@ -131,6 +134,9 @@ struct MergePlan {
   std::vector<std::string> target_only;
   std::vector<BoundClause> clauses;
   std::optional<RowConstraints> constraints;
+  /// The identity columns inserted rows get values for (tables with identity columns that
+  /// have insert clauses): one sequence for every insert clause.
+  std::optional<IdentityColumns> identity;
 };
 
 arrow::Result<std::shared_ptr<arrow::Array>> Evaluate(const arrow::compute::Expression& bound,
@@ -238,12 +244,6 @@ arrow::Result<std::vector<BoundClause>> BindClauses(const std::vector<MergeClaus
       }
       bound.condition = std::move(*condition);
     }
-    if (IsInsert(clause.action) && !identity_fields.empty()) {
-      return DeltaError(DeltaErrorCode::kUnsupportedFeature,
-                        fmt::format("{}: inserting into a table with identity columns ({}) is "
-                                    "not supported by MERGE yet",
-                                    where, identity_fields[0]->name()));
-    }
     // (column, value) pairs: as given, or one per target column for the `*` forms.
     std::vector<std::pair<std::string, ExprPtr>> values;
     if (clause.action == Action::kUpdate || clause.action == Action::kInsert) {
@@ -280,6 +280,7 @@ arrow::Result<std::vector<BoundClause>> BindClauses(const std::vector<MergeClaus
         }
         if (!source_name) {
           if (is_in(generated_fields, f->name())) continue;
+          if (is_in(identity_fields, f->name())) continue;  // values are generated
           std::string names;
           for (const auto& s : sides.source->fields()) {
             names += (names.empty() ? "" : ", ") + s->name();
@@ -312,6 +313,7 @@ arrow::Result<std::vector<BoundClause>> BindClauses(const std::vector<MergeClaus
       assigned_fields.push_back(a->target);
       bound.assignments.push_back(std::move(*a));
     }
+    bound.assigned = assigned;
     if (IsUpdate(clause.action)) {
       auto identity = IdentityColumns::Make(schema, arrow::Schema(assigned_fields));
       if (!identity.ok()) {
@@ -406,6 +408,43 @@ arrow::Result<MergePlan> Prepare(const Snapshot& snapshot, const std::string& ta
     plan.keys.push_back(std::move(key));
   }
   ARROW_ASSIGN_OR_RAISE(plan.clauses, BindClauses(clauses, s, context));
+  // Inserted rows get identity values from one sequence, so every insert clause must leave out
+  // the same identity columns.
+  const auto identity_fields =
+      IdentityColumns::MissingFrom(*s.target, arrow::Schema(arrow::FieldVector{}));
+  const BoundClause* first_insert = nullptr;
+  for (const auto& c : plan.clauses) {
+    if (!IsInsert(c.action) || identity_fields.empty()) continue;
+    if (!first_insert) {
+      first_insert = &c;
+      continue;
+    }
+    for (int i = 0; i < s.target->num_fields(); ++i) {
+      bool identity = false;
+      for (const auto& f : identity_fields) identity |= f->name() == s.target->field(i)->name();
+      if (identity && c.assigned[i] != first_insert->assigned[i]) {
+        return DeltaError(DeltaErrorCode::kUnsupportedFeature,
+                          fmt::format("{}{} and {} differ in whether they give the identity "
+                                      "column '{}' a value; MERGE supports insert clauses that "
+                                      "agree",
+                                      context, first_insert->description, c.description,
+                                      s.target->field(i)->name()));
+      }
+    }
+  }
+  if (first_insert) {
+    arrow::FieldVector supplied;
+    for (int i = 0; i < s.target->num_fields(); ++i) {
+      if (first_insert->assigned[i]) supplied.push_back(s.target->field(i));
+    }
+    auto identity = IdentityColumns::Make(s.target, arrow::Schema(supplied));
+    if (!identity.ok()) {
+      return identity.status().WithMessage(fmt::format("{}{}: {}", context,
+                                                       first_insert->description,
+                                                       identity.status().message()));
+    }
+    plan.identity = std::move(*identity);
+  }
   ARROW_ASSIGN_OR_RAISE(plan.constraints,
                         RowConstraints::Make(snapshot.schema(), snapshot.metadata().configuration,
                                              std::nullopt));
@@ -485,8 +524,8 @@ arrow::Result<std::vector<int>> ChooseClauses(const MergePlan& plan, Kind kind,
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> NewRows(
     const MergePlan& plan, const BoundClause& clause,
     const std::shared_ptr<arrow::RecordBatch>& pair,
-    const std::shared_ptr<arrow::RecordBatch>& base, const Snapshot& snapshot,
-    const std::string& context) {
+    const std::shared_ptr<arrow::RecordBatch>& base, IdentityColumns* identity,
+    const Snapshot& snapshot, const std::string& context) {
   const auto& schema = plan.sides.target;
   const int64_t n = pair->num_rows();
   arrow::ArrayVector columns;
@@ -503,6 +542,14 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> NewRows(
     ARROW_ASSIGN_OR_RAISE(columns[a.field_index], EvaluateAssignment(a, pair, 0, where));
   }
   auto rows = arrow::RecordBatch::Make(schema, n, std::move(columns));
+  if (identity) {
+    auto assigned = identity->Assign(rows);
+    if (!assigned.ok()) {
+      return assigned.status().WithMessage(
+          fmt::format("{}: {}", where, assigned.status().message()));
+    }
+    rows = std::move(*assigned);
+  }
   if (clause.generated && !clause.generated->empty()) {
     ARROW_ASSIGN_OR_RAISE(rows, clause.generated->Apply(rows));
   }
@@ -825,7 +872,7 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
                  : metrics.num_target_rows_matched_updated) += count;
       ARROW_ASSIGN_OR_RAISE(auto pairs, TakeRows(entry.pairs, entry.pair_rows));
       ARROW_ASSIGN_OR_RAISE(auto base, TakeRows(file.rows, entry.target_rows));
-      auto rows = NewRows(plan, clause, pairs, base, snapshot, context);
+      auto rows = NewRows(plan, clause, pairs, base, nullptr, snapshot, context);
       if (!rows.ok()) {
         return rows.status().WithMessage(
             fmt::format("{} (file {})", rows.status().message(), path));
@@ -852,6 +899,7 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
     return arrow::Status::OK();
   };
 
+  IdentityColumns* identity = plan.identity ? &*plan.identity : nullptr;
   auto insert_unmatched = [&]() -> arrow::Status {
     if (!has_not_matched) return arrow::Status::OK();
     std::vector<int64_t> unmatched;
@@ -876,7 +924,7 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
       for (const auto& [k, rows_of] : by_clause) {
         ARROW_ASSIGN_OR_RAISE(auto clause_pairs, TakeRows(pairs, rows_of));
         ARROW_ASSIGN_OR_RAISE(auto rows, NewRows(plan, plan.clauses[k], clause_pairs, nullptr,
-                                                 snapshot, context));
+                                                 identity, snapshot, context));
         ARROW_RETURN_NOT_OK(inserts.Write(rows));
       }
     }
@@ -937,6 +985,22 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
       {"notMatchedPredicates", ClausePredicates(clauses_, Kind::kNotMatched)},
       {"notMatchedBySourcePredicates", ClausePredicates(clauses_, Kind::kNotMatchedBySource)},
   };
+  if (identity) {
+    // Generated identity values move the high-water marks, committed with the merge's metaData.
+    auto with_hwm = identity->UpdatedSchema(snapshot.schema());
+    auto schema_string = with_hwm.ok() && *with_hwm ? SchemaToDeltaJson(**with_hwm)
+                                                     : arrow::Result<std::string>(std::string());
+    if (!with_hwm.ok() || !schema_string.ok()) {
+      inserts.Abort();
+      (void)op.rewriter->Abort();
+      return with_hwm.ok() ? schema_string.status() : with_hwm.status();
+    }
+    if (*with_hwm) {
+      Metadata metadata = snapshot.metadata();
+      metadata.schema_string = std::move(*schema_string);
+      op.txn->UpdateMetadata(std::move(metadata));
+    }
+  }
   auto committed = CommitUnlessUnchanged(op, std::move(outcome), parameters, metrics.Named());
   if (!committed.ok()) {
     if (!IsDeltaError(committed.status(), DeltaErrorCode::kCommitStateUnknown)) inserts.Abort();

@@ -466,7 +466,7 @@ TEST_F(MergeTest, GeneratedColumnsAreComputedForUpdatedAndInsertedRows) {
   ExpectRefusedCleanly(root, wrong, "ConstraintViolation", 2);
 }
 
-TEST_F(MergeTest, InsertIntoATableWithIdentityColumnsIsNotSupportedYet) {
+TEST_F(MergeTest, InsertedRowsGetIdentityValuesAndTheHighWaterMarkMoves) {
   const std::string root = (dir_.path() / "i").string();
   CreateTableOptions create;
   auto schema = SchemaFromDdl("id BIGINT GENERATED ALWAYS AS IDENTITY, v STRING");
@@ -474,12 +474,34 @@ TEST_F(MergeTest, InsertIntoATableWithIdentityColumnsIsNotSupportedYet) {
   create.schema = *schema;
   create.transaction.enforced_features = {"identityColumns"};
   ASSERT_TRUE(CreateTable(root, create).ok());
-  auto merged = MergeBuilder(root, testing::Rows(arrow::schema({arrow::field("v", arrow::utf8())}),
-                                                 {Strings({"a"})}))
-                    .On("target.v = source.v")
-                    .WhenNotMatchedInsertAll()
-                    .Execute();
-  ExpectRefusedCleanly(root, merged, "UnsupportedFeature", 0);
+  auto v = arrow::schema({arrow::field("v", arrow::utf8())});
+  ASSERT_TRUE(WriteTable(root, testing::Rows(v, {Strings({"a", "b"})}), WriteOptions{}).ok());
+  auto merge = [&](std::vector<std::optional<std::string>> values) {
+    return MergeBuilder(root, testing::Rows(v, {Strings(values)}))
+        .On("target.v = source.v")
+        .WhenMatchedUpdate(std::nullopt, {{"v", "upper(source.v)"}})
+        .WhenNotMatchedInsert("source.v = 'x'", {{"v", "'ex'"}})
+        .WhenNotMatchedInsertAll()
+        .Execute();
+  };
+  auto first = merge({"b", "c", "x"});
+  ASSERT_MERGES(first);
+  // The two inserted rows take the next two values, in no promised order (as Spark).
+  const auto after_first = ReadRows(root);
+  EXPECT_TRUE(after_first == Rows({"1|a", "2|B", "3|c", "4|ex"}) ||
+              after_first == Rows({"1|a", "2|B", "3|ex", "4|c"}))
+      << ::testing::PrintToString(after_first);
+  auto second = merge({"d"});
+  ASSERT_MERGES(second);
+  auto after_second = ReadRows(root);
+  EXPECT_EQ(after_second.count("5|d"), 1u) << ::testing::PrintToString(after_second);
+  EXPECT_EQ(after_second.size(), 5u);
+  // A GENERATED ALWAYS identity column cannot be given a value.
+  auto explicit_id = MergeBuilder(root, testing::Rows(v, {Strings({"e"})}))
+                         .On("target.v = source.v")
+                         .WhenNotMatchedInsert(std::nullopt, {{"id", "100"}, {"v", "source.v"}})
+                         .Execute();
+  ExpectRefusedCleanly(root, explicit_id, "ConstraintViolation", *second->version);
 }
 
 TEST_F(MergeTest, ColumnMappingTableIsMerged) {

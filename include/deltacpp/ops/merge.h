@@ -76,10 +76,11 @@ struct MergeClause {
 /// target. Clauses of one kind are tried in the order given and the first whose condition is
 /// TRUE acts; only the last clause of a kind may omit its condition. UPDATE SET assigns the
 /// named columns (Spark's store-assignment rules, as UpdateBuilder); UPDATE SET * and INSERT *
-/// take every target column from the source column of the same name (generated columns the
-/// source lacks are computed); INSERT leaves the columns it does not name NULL (generated ones
-/// computed). New and updated rows must keep NOT NULL, CHECK constraints and generated columns
-/// (ConstraintViolation, as UpdateBuilder).
+/// take every target column from the source column of the same name (generated and identity
+/// columns the source lacks are computed); INSERT leaves the columns it does not name NULL
+/// (generated ones computed, identity ones given the next values, the high-water mark committed
+/// with the merge). New and updated rows must keep NOT NULL, CHECK constraints, generated
+/// columns and GENERATED ALWAYS identity columns (ConstraintViolation, as UpdateBuilder).
 ///
 /// The source (consumed by Execute) is read into memory: memory grows with the source, not
 /// with the table. The target is read only where it may match: its partition values and
@@ -104,9 +105,9 @@ struct MergeClause {
 /// target column, several source rows matching one target row, text that is not valid UTF-8);
 /// InvalidExpression (an unknown or ambiguous column, a column of the wrong side, a condition
 /// that does not parse, bind or is not BOOLEAN, a value type a column cannot take);
-/// ConstraintViolation; SchemaMismatch; UnsupportedFeature (inserting into a table with
-/// identity columns, nested SET targets); AppendOnlyViolation; the commit conflicts of
-/// Transaction.
+/// ConstraintViolation; SchemaMismatch; UnsupportedFeature (insert clauses that differ in
+/// which identity columns they give values, nested SET targets); AppendOnlyViolation; the
+/// commit conflicts of Transaction.
 class MergeBuilder {
  public:
   MergeBuilder(std::shared_ptr<DeltaTable> table, std::shared_ptr<arrow::RecordBatchReader> source)

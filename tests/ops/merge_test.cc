@@ -572,5 +572,65 @@ TEST_F(MergeTest, ConditionWithoutEqualitiesJoinsEveryPair) {
   EXPECT_EQ(ReadRows(root), Rows({"1|Ali|95", "2|Budi|100", "3|Citra|78", "7|null|1"}));
 }
 
+TEST_F(MergeTest, OnlyPairsWhereTheWholeConditionHoldsMatch) {
+  const auto root = MakeScores(kCopyOnWrite);
+  // Both source rows have id 2, but only one satisfies the rest of the condition: no duplicate.
+  auto merged = MergeBuilder(root, Scores({2, 2}, {"neg", "pos"}, {-1, 5}))
+                    .TargetAlias("t")
+                    .SourceAlias("s")
+                    .On("t.id = s.id AND s.nilai > 0")
+                    .WhenMatchedUpdate(std::nullopt, {{"nama", "s.nama"}})
+                    .WhenNotMatchedInsertAll()
+                    .Execute();
+  ASSERT_MERGES(merged);
+  EXPECT_EQ(ReadRows(root), Rows({"1|Ali|85", "2|pos|90", "3|Citra|78", "2|neg|-1"}));
+  EXPECT_EQ(merged->num_target_rows_updated, 1);
+  EXPECT_EQ(merged->num_target_rows_inserted, 1);
+}
+
+TEST_F(MergeTest, UpdateMayMoveARowToAnotherPartition) {
+  for (const auto& properties : {kCopyOnWrite, kWithDv}) {
+    const std::string root = (dir_.path() / (properties.empty() ? "cow" : "dv")).string();
+    testing::CreateIdNamePart(root, properties, /*partitioned=*/true);
+    testing::AppendIdNamePart(root, {1, 2}, {"w", "x"}, "a");
+    auto source = testing::Rows(
+        arrow::schema({arrow::field("id", arrow::int64()), arrow::field("part", arrow::utf8())}),
+        {Longs({2}), Strings({"b"})});
+    auto merged = MergeBuilder(root, source)
+                      .On("target.id = source.id")
+                      .WhenMatchedUpdate(std::nullopt, {{"part", "source.part"}})
+                      .Execute();
+    ASSERT_MERGES(merged);
+    EXPECT_EQ(ReadRows(root), Rows({"1|w|a", "2|x|b"}));
+  }
+}
+
+TEST_F(MergeTest, ChangeDataFeedOfInsertsAndDeletesThatReadersDerive) {
+  // With deletion vectors, deletes and inserts alone need no cdc file: the feed comes from the
+  // DV and the new file.
+  const auto root =
+      MakeScores({{"delta.enableChangeDataFeed", "true"}, {"delta.enableDeletionVectors", "true"}});
+  auto merged = MergeBuilder(root, Scores({1, 4}, {"x", "Dewi"}, {0, 92}))
+                    .TargetAlias("t")
+                    .SourceAlias("s")
+                    .On("t.id = s.id")
+                    .WhenMatchedDelete()
+                    .WhenNotMatchedInsertAll()
+                    .Execute();
+  ASSERT_MERGES(merged);
+  EXPECT_EQ(merged->num_target_change_files_added, 0);
+  EXPECT_TRUE(ReadCommitFile(root, 2).cdc.empty());
+  auto table = DeltaTable::Open(root);
+  ASSERT_TRUE(table.ok());
+  auto changes = TableChangesBuilder(*table).StartingVersion(2).EndingVersion(2).Build();
+  ASSERT_TRUE(changes.ok()) << changes.status().ToString();
+  auto read = (*changes)->ToTable();
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  auto rows = testing::RowStrings(
+      *(*read)->SelectColumns({0, 1, 2, (*read)->schema()->GetFieldIndex("_change_type")})
+           .ValueOrDie());
+  EXPECT_EQ(rows, Rows({"1|Ali|85|delete", "4|Dewi|92|insert"}));
+}
+
 }  // namespace
 }  // namespace deltacpp

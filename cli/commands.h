@@ -27,6 +27,7 @@ Action AddAlterCommand(CLI::App& app);
 Action AddCheckpointCommand(CLI::App& app);
 Action AddDeleteCommand(CLI::App& app);
 Action AddUpdateCommand(CLI::App& app);
+Action AddMergeCommand(CLI::App& app);
 Action AddChangesCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.

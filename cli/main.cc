@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   add(deltacpp::cli::AddCheckpointCommand);
   add(deltacpp::cli::AddDeleteCommand);
   add(deltacpp::cli::AddUpdateCommand);
+  add(deltacpp::cli::AddMergeCommand);
   // A first word that names no command would otherwise reach the parser as an unexpected
   // argument; say what it is and what the commands are.
   if (argc > 1 && argv[1][0] != '-') {

@@ -87,8 +87,8 @@ struct RowRewriterOptions {
 
 /// The changes one operation makes to the files of one snapshot, for one commit.
 ///
-/// Per file, exactly one of RemoveWholeFile, Delete or Update. A file whose every live row goes
-/// is removed; otherwise, with deletion vectors, the file is removed and re-added with its
+/// Per file, exactly one of RemoveWholeFile, Delete, Update or Change. A file whose every live
+/// row goes is removed; otherwise, with deletion vectors, the file is removed and re-added with its
 /// deletion vector extended by the dropped rows (stats kept as they were, with
 /// `tightBounds=false`, numRecords unchanged; row-tracking fields kept); with copy-on-write it
 /// is removed and the rows that stay are written to a new file. Updated rows are written to
@@ -123,6 +123,14 @@ class RowRewriter {
   /// Replaces the rows of `file` where `replace` is true by `new_rows` (in the schema(), one
   /// row per replaced row, in the same order).
   arrow::Status Update(const FileRows& file, const arrow::BooleanArray& replace,
+                       const std::shared_ptr<arrow::RecordBatch>& new_rows);
+
+  /// Drops the rows of `file` where `drop` is true and replaces those where `replace` is true by
+  /// `new_rows` (as Update), in one change of the file: what MERGE needs when one file loses
+  /// some rows and has others updated. A row may not be in both masks. Same as Delete or
+  /// Update when the other mask selects nothing. (row_rewriter_change.cc)
+  arrow::Status Change(const FileRows& file, const arrow::BooleanArray& drop,
+                       const arrow::BooleanArray& replace,
                        const std::shared_ptr<arrow::RecordBatch>& new_rows);
 
   /// Writes the deletion vectors, closes every file and returns what to commit. Nothing may be

@@ -1,0 +1,87 @@
+// Runs the real `deltacpp` binary for `merge`: clauses in command-line order, conditions and
+// assignments in the option values, the metrics it prints and its errors.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "deltacpp/api.h"
+#include "ops/ops_test_util.h"
+#include "support/cli_runner.h"
+#include "support/temp_dir.h"
+
+namespace deltacpp {
+namespace {
+
+using testing::LogListing;
+using testing::ReadRows;
+using testing::RunCli;
+using testing::TempDir;
+
+class CliMergeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    table_ = dir_.str() + "/t";
+    ASSERT_EQ(RunCli("create " + table_ + " --schema 'id BIGINT, nama STRING, nilai BIGINT'", dir_)
+                  .exit_code,
+              0);
+    const std::string rows = dir_.str() + "/rows.csv";
+    std::ofstream(rows) << "id,nama,nilai\n1,Ali,85\n2,Budi,90\n3,Citra,78\n";
+    auto written = RunCli("write " + table_ + " " + rows, dir_);
+    ASSERT_EQ(written.exit_code, 0) << written.err;
+    source_ = dir_.str() + "/source.csv";
+    std::ofstream(source_) << "id,nama,nilai\n2,Budi,95\n4,Dewi,92\n";
+  }
+
+  TempDir dir_;
+  std::string table_;
+  std::string source_;
+};
+
+TEST_F(CliMergeTest, UpsertFromACsvFile) {
+  auto r = RunCli("merge " + table_ + " --source " + source_ +
+                      " --target-alias t --source-alias s --on 't.id = s.id'"
+                      " --when-matched-update 'nilai = s.nilai' --when-not-matched-insert-all",
+                  dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("committed version 2\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("numTargetRowsUpdated: 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("numTargetRowsInserted: 1\n"), std::string::npos) << r.out;
+  EXPECT_EQ(ReadRows(table_), (std::multiset<std::string>{"1|Ali|85", "2|Budi|95", "3|Citra|78",
+                                                          "4|Dewi|92"}));
+}
+
+TEST_F(CliMergeTest, ClausesFollowTheCommandLineOrderAndTakeConditions) {
+  auto r = RunCli("merge " + table_ + " --source " + source_ +
+                      " --on 'target.id = source.id'"
+                      " --when-matched-delete 'source.nilai > 94'"
+                      " --when-matched-update 'AND source.nilai > 0 THEN nama = upper(source.nama),"
+                      " nilai = CASE WHEN source.nilai > 1 THEN 1 ELSE 2 END'"
+                      " --when-not-matched-insert 'AND source.nilai > 0 THEN id = source.id,"
+                      " nama = concat(source.nama, \"!\")'",
+                  dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("numTargetRowsDeleted: 1\n"), std::string::npos) << r.out;
+  EXPECT_EQ(ReadRows(table_), (std::multiset<std::string>{"1|Ali|85", "3|Citra|78",
+                                                          "4|Dewi!|null"}));
+}
+
+TEST_F(CliMergeTest, ErrorsNameTheProblemAndCommitNothing) {
+  const auto log_before = LogListing(table_);
+  auto early = RunCli("merge " + table_ + " --source " + source_ +
+                          " --on 'target.id = source.id' --when-matched-delete"
+                          " --when-matched-update 'nilai = 1'",
+                      dir_);
+  EXPECT_EQ(early.exit_code, 1);
+  EXPECT_NE(early.err.find("WHEN MATCHED clause 1 (DELETE) has no condition"), std::string::npos)
+      << early.err;
+  auto no_eq = RunCli("merge " + table_ + " --source " + source_ +
+                          " --on 'target.id = source.id' --when-matched-update 'nilai'",
+                      dir_);
+  EXPECT_EQ(no_eq.exit_code, 1);
+  EXPECT_NE(no_eq.err.find("expected 'column = expression'"), std::string::npos) << no_eq.err;
+  EXPECT_EQ(LogListing(table_), log_before);
+}
+
+}  // namespace
+}  // namespace deltacpp

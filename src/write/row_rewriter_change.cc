@@ -67,9 +67,9 @@ arrow::Status RowRewriter::Change(const FileRows& file, const arrow::BooleanArra
   ARROW_ASSIGN_OR_RAISE(auto gone_rows, SelectWhere(file.rows, dropped));
   auto st = WriteRows(new_rows);
   if (st.ok()) st = StartChangeData();
-  if (st.ok() && change_data_started_) st = change_data_->Write(old_rows, "update_preimage");
-  if (st.ok() && change_data_started_) st = change_data_->Write(new_rows, "update_postimage");
-  if (st.ok() && change_data_started_) st = change_data_->Write(gone_rows, "delete");
+  if (st.ok() && change_data_started_) st = WriteChange(old_rows, "update_preimage");
+  if (st.ok() && change_data_started_) st = WriteChange(new_rows, "update_postimage");
+  if (st.ok() && change_data_started_) st = WriteChange(gone_rows, "delete");
   if (!st.ok()) return FileError(file.file_row, st);
   if (num_dropped + num_replaced == rows) return RemoveFile(file.file_row);
   std::vector<bool> keep(rows);

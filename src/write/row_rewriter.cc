@@ -238,6 +238,18 @@ arrow::Status RowRewriter::RemoveFile(FileRef file_row) {
   return arrow::Status::OK();
 }
 
+void RowRewriter::RequestDeletionVector(const FileRows& file, std::vector<uint64_t> positions) {
+  DeletionVectorRequest request;
+  request.path = LogPath(file.file_row);
+  request.existing =
+      RemoveForLiveFile(options_.snapshot->live_files(), file.file_row, 0).deletion_vector;
+  request.num_records = file.physical_rows;
+  request.rows = std::move(positions);
+  dv_requests_.push_back(std::move(request));
+  dv_request_rows_.push_back(file.file_row);
+  outcome_.touched_files.push_back(LogPath(file.file_row));
+}
+
 arrow::Status RowRewriter::WriteChange(const std::shared_ptr<arrow::RecordBatch>& rows,
                                        const char* type) {
   if (!options_.to_output) return change_data_->Write(rows, type);
@@ -328,15 +340,7 @@ arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArra
     return WriteDeletedAsChangeData(file.file_row, std::nullopt);
   }
   if (options_.mode == RewriteMode::kDeletionVectors) {
-    DeletionVectorRequest request;
-    request.path = LogPath(file.file_row);
-    request.existing =
-        RemoveForLiveFile(options_.snapshot->live_files(), file.file_row, 0).deletion_vector;
-    request.num_records = file.physical_rows;
-    request.rows = positions;
-    dv_requests_.push_back(std::move(request));
-    dv_request_rows_.push_back(file.file_row);
-    outcome_.touched_files.push_back(LogPath(file.file_row));
+    RequestDeletionVector(file, positions);
     if (change_data_started_) {
       ARROW_ASSIGN_OR_RAISE(auto gone, Select(file.rows, dropped));
       auto st = WriteChange(gone, "delete");
@@ -385,15 +389,7 @@ arrow::Status RowRewriter::Update(const FileRows& file, const arrow::BooleanArra
   if (!st.ok()) return FileError(file.file_row, st);
   if (n == file.rows->num_rows()) return RemoveFile(file.file_row);
   if (options_.mode == RewriteMode::kDeletionVectors) {
-    DeletionVectorRequest request;
-    request.path = LogPath(file.file_row);
-    request.existing =
-        RemoveForLiveFile(options_.snapshot->live_files(), file.file_row, 0).deletion_vector;
-    request.num_records = file.physical_rows;
-    request.rows = std::move(positions);
-    dv_requests_.push_back(std::move(request));
-    dv_request_rows_.push_back(file.file_row);
-    outcome_.touched_files.push_back(LogPath(file.file_row));
+    RequestDeletionVector(file, std::move(positions));
     return arrow::Status::OK();
   }
   ARROW_RETURN_NOT_OK(RemoveFile(file.file_row));

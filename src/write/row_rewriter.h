@@ -149,6 +149,9 @@ class RowRewriter {
   arrow::Status RemoveFile(FileRef file_row);
   arrow::Status WriteRows(const std::shared_ptr<arrow::RecordBatch>& rows);
   arrow::Status WriteChange(const std::shared_ptr<arrow::RecordBatch>& rows, const char* type);
+  // Queues `positions` (rows of `file` to drop) for the file's deletion vector, written by
+  // Finish.
+  void RequestDeletionVector(const FileRows& file, std::vector<uint64_t> positions);
   arrow::Status FileError(FileRef file_row, const arrow::Status& st) const;
   std::string LogPath(FileRef file_row) const;
 

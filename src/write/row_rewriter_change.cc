@@ -79,15 +79,7 @@ arrow::Status RowRewriter::Change(const FileRows& file, const arrow::BooleanArra
     if (!keep[i]) positions.push_back(file.positions[i]);
   }
   if (options_.mode == RewriteMode::kDeletionVectors) {
-    DeletionVectorRequest request;
-    request.path = LogPath(file.file_row);
-    request.existing =
-        RemoveForLiveFile(options_.snapshot->live_files(), file.file_row, 0).deletion_vector;
-    request.num_records = file.physical_rows;
-    request.rows = std::move(positions);
-    dv_requests_.push_back(std::move(request));
-    dv_request_rows_.push_back(file.file_row);
-    outcome_.touched_files.push_back(LogPath(file.file_row));
+    RequestDeletionVector(file, std::move(positions));
     return arrow::Status::OK();
   }
   ARROW_RETURN_NOT_OK(RemoveFile(file.file_row));

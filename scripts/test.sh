@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: the GoogleTest suites through ctest, then each benchmark once at a tiny size,
+# Runs every test: the GoogleTest suites through ctest, the tutorial example program, then each
+# benchmark once at a tiny size,
 # then the crash torture test for 2 minutes, then the interoperability suite (tests/interop:
 # Spark and delta-rs against the CLI).
 set -euo pipefail
@@ -7,6 +8,10 @@ BUILD="${1:-build}"
 cd "$(dirname "$0")/.."
 export TZ=UTC
 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)"
+# The exam-scores tutorial through the public C++ API (examples/exam_scores.cc) checks itself.
+EXAMPLE_DIR="$(mktemp -d)"
+"$BUILD/exam_scores" "$EXAMPLE_DIR/scores" > /dev/null
+rm -rf "$EXAMPLE_DIR"
 scripts/bench-smoke.sh "$BUILD"
 # Crash consistency: concurrent commands killed at random for 2 minutes (`make torture` runs it
 # longer).

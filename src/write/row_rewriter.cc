@@ -81,7 +81,9 @@ arrow::Result<MaskedRows> SelectedRows(const FileRows& file, const arrow::Boolea
   return out;
 }
 
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> Select(
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> SelectRows(
     const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<bool>& keep) {
   arrow::BooleanBuilder b;
   ARROW_RETURN_NOT_OK(b.Reserve(static_cast<int64_t>(keep.size())));
@@ -90,8 +92,6 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> Select(
   ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(rows, m));
   return filtered.record_batch();
 }
-
-}  // namespace
 
 RowRewriter::RowRewriter(RowRewriterOptions options) : options_(std::move(options)) {}
 
@@ -217,7 +217,7 @@ arrow::Result<FileRows> RowRewriter::Read(FileRef file_row) const {
     }
     std::vector<bool> keep(out.physical_rows, true);
     for (uint64_t d : *deleted) keep[d] = false;
-    ARROW_ASSIGN_OR_RAISE(out.rows, Select(out.rows, keep));
+    ARROW_ASSIGN_OR_RAISE(out.rows, SelectRows(out.rows, keep));
     std::vector<uint64_t> live;
     live.reserve(out.rows->num_rows());
     for (uint64_t p : out.positions) {
@@ -342,7 +342,7 @@ arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArra
   if (options_.mode == RewriteMode::kDeletionVectors) {
     RequestDeletionVector(file, positions);
     if (change_data_started_) {
-      ARROW_ASSIGN_OR_RAISE(auto gone, Select(file.rows, dropped));
+      ARROW_ASSIGN_OR_RAISE(auto gone, SelectRows(file.rows, dropped));
       auto st = WriteChange(gone, "delete");
       return st.ok() ? st : FileError(file.file_row, st);
     }
@@ -353,12 +353,12 @@ arrow::Status RowRewriter::Delete(const FileRows& file, const arrow::BooleanArra
   ARROW_RETURN_NOT_OK(RemoveFile(file.file_row));
   std::vector<bool> keep(dropped.size());
   for (size_t i = 0; i < dropped.size(); ++i) keep[i] = !dropped[i];
-  ARROW_ASSIGN_OR_RAISE(auto kept, Select(file.rows, keep));
+  ARROW_ASSIGN_OR_RAISE(auto kept, SelectRows(file.rows, keep));
   outcome_.copied_rows += kept->num_rows();
   auto st = WriteRows(kept);
   if (st.ok()) st = StartChangeData();
   if (st.ok() && change_data_started_) {
-    ARROW_ASSIGN_OR_RAISE(auto gone, Select(file.rows, dropped));
+    ARROW_ASSIGN_OR_RAISE(auto gone, SelectRows(file.rows, dropped));
     st = WriteChange(gone, "delete");
   }
   return st.ok() ? st : FileError(file.file_row, st);
@@ -381,7 +381,7 @@ arrow::Status RowRewriter::Update(const FileRows& file, const arrow::BooleanArra
     return FileError(file.file_row, arrow::Status::Invalid("the file is changed twice"));
   }
   outcome_.updated_rows += n;
-  ARROW_ASSIGN_OR_RAISE(auto old_rows, Select(file.rows, replaced));
+  ARROW_ASSIGN_OR_RAISE(auto old_rows, SelectRows(file.rows, replaced));
   auto st = WriteRows(new_rows);
   if (st.ok()) st = StartChangeData();
   if (st.ok() && change_data_started_) st = WriteChange(old_rows, "update_preimage");
@@ -395,7 +395,7 @@ arrow::Status RowRewriter::Update(const FileRows& file, const arrow::BooleanArra
   ARROW_RETURN_NOT_OK(RemoveFile(file.file_row));
   std::vector<bool> keep(replaced.size());
   for (size_t i = 0; i < replaced.size(); ++i) keep[i] = !replaced[i];
-  ARROW_ASSIGN_OR_RAISE(auto kept, Select(file.rows, keep));
+  ARROW_ASSIGN_OR_RAISE(auto kept, SelectRows(file.rows, keep));
   outcome_.copied_rows += kept->num_rows();
   st = WriteRows(kept);
   return st.ok() ? st : FileError(file.file_row, st);

@@ -35,6 +35,10 @@ struct FileRows {
   int64_t physical_rows = 0;
 };
 
+/// The rows of `rows` where `keep` is true, in order.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> SelectRows(
+    const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<bool>& keep);
+
 /// How changed files are rewritten.
 enum class RewriteMode {
   /// A file keeps its data; the rows that go are added to its deletion vector.

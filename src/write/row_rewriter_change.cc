@@ -9,16 +9,6 @@ namespace deltacpp::internal {
 
 namespace {
 
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> SelectWhere(
-    const std::shared_ptr<arrow::RecordBatch>& rows, const std::vector<bool>& keep) {
-  arrow::BooleanBuilder b;
-  ARROW_RETURN_NOT_OK(b.Reserve(static_cast<int64_t>(keep.size())));
-  for (bool k : keep) b.UnsafeAppend(k);
-  ARROW_ASSIGN_OR_RAISE(auto m, b.Finish());
-  ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(rows, m));
-  return filtered.record_batch();
-}
-
 // TRUE where the mask is TRUE (NULL counts as false).
 std::vector<bool> Selected(const arrow::BooleanArray& mask) {
   std::vector<bool> out(mask.length());
@@ -63,8 +53,8 @@ arrow::Status RowRewriter::Change(const FileRows& file, const arrow::BooleanArra
   outcome_.deleted_rows += num_dropped;
   // An update always needs change data (readers cannot tell updates from the actions), so the
   // deleted rows go to it too.
-  ARROW_ASSIGN_OR_RAISE(auto old_rows, SelectWhere(file.rows, replaced));
-  ARROW_ASSIGN_OR_RAISE(auto gone_rows, SelectWhere(file.rows, dropped));
+  ARROW_ASSIGN_OR_RAISE(auto old_rows, SelectRows(file.rows, replaced));
+  ARROW_ASSIGN_OR_RAISE(auto gone_rows, SelectRows(file.rows, dropped));
   auto st = WriteRows(new_rows);
   if (st.ok()) st = StartChangeData();
   if (st.ok() && change_data_started_) st = WriteChange(old_rows, "update_preimage");
@@ -83,7 +73,7 @@ arrow::Status RowRewriter::Change(const FileRows& file, const arrow::BooleanArra
     return arrow::Status::OK();
   }
   ARROW_RETURN_NOT_OK(RemoveFile(file.file_row));
-  ARROW_ASSIGN_OR_RAISE(auto kept, SelectWhere(file.rows, keep));
+  ARROW_ASSIGN_OR_RAISE(auto kept, SelectRows(file.rows, keep));
   outcome_.copied_rows += kept->num_rows();
   st = WriteRows(kept);
   return st.ok() ? st : FileError(file.file_row, st);

@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include <cctype>
+#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -22,6 +23,7 @@ struct MergeArgs {
   std::string path;
   std::string source;
   std::string source_format;
+  std::optional<int64_t> source_version;
   std::string on;
   std::string target_alias = "target";
   std::string source_alias = "source";
@@ -171,12 +173,30 @@ arrow::Status Run(const MergeArgs& args, const std::vector<MergeClause>& clauses
   ARROW_ASSIGN_OR_RAISE(auto latest, table->Latest());
   // Source columns named like table columns take their types (CSV and JSON values are
   // converted); other columns are read as the format gives them.
-  InputOptions input;
-  input.format = args.source_format;
-  input.table_schema = latest->schema();
-  input.merge_schema = true;
-  ARROW_ASSIGN_OR_RAISE(auto source, OpenInputs({args.source}, input));
-  MergeBuilder builder(table, source);
+  // A Delta table as the source: named as such, or a directory holding a `_delta_log`.
+  std::error_code ec;
+  const bool delta_source =
+      args.source_format == "delta" ||
+      (args.source_format.empty() && args.source != "-" &&
+       std::filesystem::is_directory(std::filesystem::path(args.source) / "_delta_log", ec));
+  if (args.source_version && !delta_source) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      "--source-version needs a Delta table as the source (--source-format delta)");
+  }
+  std::optional<MergeBuilder> made;
+  if (delta_source) {
+    ARROW_ASSIGN_OR_RAISE(auto source_table, DeltaTable::Open(args.source));
+    ARROW_ASSIGN_OR_RAISE(auto source_snapshot, source_table->SnapshotAt(args.source_version));
+    made.emplace(table, std::shared_ptr<const Snapshot>(std::move(source_snapshot)));
+  } else {
+    InputOptions input;
+    input.format = args.source_format;
+    input.table_schema = latest->schema();
+    input.merge_schema = true;
+    ARROW_ASSIGN_OR_RAISE(auto source, OpenInputs({args.source}, input));
+    made.emplace(table, std::move(source));
+  }
+  MergeBuilder& builder = *made;
   builder.TargetAlias(args.target_alias).SourceAlias(args.source_alias).On(args.on);
   for (const auto& c : clauses) {
     switch (c.kind) {
@@ -216,10 +236,14 @@ Action AddMergeCommand(CLI::App& app) {
       "Merge the rows of a file into a table (upsert): WHEN clauses are tried in the order "
       "given on the command line");
   cmd->add_option("path", args->path, "Table path")->required();
-  cmd->add_option("--source", args->source, "File of source rows (csv, json, parquet; - = stdin)")
+  cmd->add_option("--source", args->source,
+                  "File of source rows (csv, json, parquet; - = stdin) or a Delta table")
       ->required();
   cmd->add_option("--source-format", args->source_format,
-                  "csv, json or parquet (default: by extension)");
+                  "csv, json, parquet or delta (default: by extension; a directory with a "
+                  "_delta_log is a Delta table)");
+  cmd->add_option("--source-version", args->source_version,
+                  "Version of the source Delta table (default: its latest)");
   cmd->add_option("--on", args->on, "The merge condition (SQL), e.g. 'target.id = source.id'")
       ->required();
   cmd->add_option("--target-alias", args->target_alias, "Name of the table in expressions")

@@ -12,6 +12,7 @@
 
 #include "deltacpp/error.h"
 #include "deltacpp/ops/merge.h"
+#include "deltacpp/scan.h"
 #include "expr/assignment.h"
 #include "expr/binder.h"
 #include "expr/parser.h"
@@ -626,7 +627,7 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
   auto invalid = [&](const std::string& message) {
     return DeltaError(DeltaErrorCode::kInvalidArgument, prefix + message);
   };
-  if (!source_) return invalid("no source");
+  if (!source_ && !source_snapshot_) return invalid("no source");
   if (!on_) return invalid("no ON condition");
   if (clauses_.empty()) return invalid("no WHEN clause");
   ARROW_RETURN_NOT_OK(CheckOptionText(*on_, prefix, "the ON condition"));
@@ -677,7 +678,22 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
   }
 
   // The source, whole: memory follows the source, which MERGE expects to be the small side.
-  ARROW_ASSIGN_OR_RAISE(auto source_table, source_->ToTable());
+  std::shared_ptr<arrow::Table> source_table;
+  if (source_) {
+    ARROW_ASSIGN_OR_RAISE(source_table, source_->ToTable());
+  } else {
+    auto read = [&]() -> arrow::Result<std::shared_ptr<arrow::Table>> {
+      ARROW_ASSIGN_OR_RAISE(auto scan, source_snapshot_->NewScan().Build());
+      return scan->ToTable();
+    }();
+    if (!read.ok()) {
+      return read.status().WithMessage(fmt::format("{}reading the source table {} version {}: {}",
+                                                   prefix, source_snapshot_->table_root(),
+                                                   source_snapshot_->version(),
+                                                   read.status().message()));
+    }
+    source_table = std::move(*read);
+  }
   std::shared_ptr<arrow::RecordBatch> source;
   ARROW_ASSIGN_OR_RAISE(source, source_table->CombineChunksToBatch());
   const int64_t num_source = source->num_rows();

@@ -83,5 +83,44 @@ TEST_F(CliMergeTest, ErrorsNameTheProblemAndCommitNothing) {
   EXPECT_EQ(LogListing(table_), log_before);
 }
 
+TEST_F(CliMergeTest, SourceIsAVersionOfADeltaTable) {
+  // The source table: version 1 holds the source rows, version 2 something else.
+  const std::string source_table = dir_.str() + "/source_table";
+  ASSERT_EQ(RunCli("create " + source_table + " --schema 'id BIGINT, nama STRING, nilai BIGINT'",
+                   dir_)
+                .exit_code,
+            0);
+  ASSERT_EQ(RunCli("write " + source_table + " " + source_, dir_).exit_code, 0);
+  const std::string other = dir_.str() + "/other.csv";
+  std::ofstream(other) << "id,nama,nilai\n3,Citra,1\n";
+  ASSERT_EQ(RunCli("write " + source_table + " " + other + " --mode overwrite", dir_).exit_code, 0);
+  const std::string clauses =
+      " --target-alias t --source-alias s --on 't.id = s.id'"
+      " --when-matched-update 'nilai = s.nilai' --when-not-matched-insert-all";
+  // A directory with a _delta_log is a Delta table; --source-version picks the version.
+  auto r = RunCli("merge " + table_ + " --source " + source_table + " --source-version 1" + clauses,
+                  dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("numSourceRows: 2\n"), std::string::npos) << r.out;
+  EXPECT_EQ(ReadRows(table_), (std::multiset<std::string>{"1|Ali|85", "2|Budi|95", "3|Citra|78",
+                                                          "4|Dewi|92"}));
+  // Without a version: the latest; --source-format delta says so explicitly.
+  r = RunCli("merge " + table_ + " --source " + source_table + " --source-format delta" + clauses,
+             dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadRows(table_), (std::multiset<std::string>{"1|Ali|85", "2|Budi|95", "3|Citra|1",
+                                                          "4|Dewi|92"}));
+  // A version the source does not have, and a version for a source file, are refused.
+  const auto log_before = LogListing(table_);
+  r = RunCli("merge " + table_ + " --source " + source_table + " --source-version 7" + clauses,
+             dir_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("VersionNotFound"), std::string::npos) << r.err;
+  r = RunCli("merge " + table_ + " --source " + source_ + " --source-version 0" + clauses, dir_);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--source-version needs a Delta table"), std::string::npos) << r.err;
+  EXPECT_EQ(LogListing(table_), log_before);
+}
+
 }  // namespace
 }  // namespace deltacpp

@@ -632,5 +632,44 @@ TEST_F(MergeTest, ChangeDataFeedOfInsertsAndDeletesThatReadersDerive) {
   EXPECT_EQ(rows, Rows({"1|Ali|85|delete", "4|Dewi|92|insert"}));
 }
 
+TEST_F(MergeTest, SourceIsAVersionOfADeltaTable) {
+  const auto root = MakeScores(kWithDv);
+  // The source table's version 1 holds the tutorial's source rows; version 2 does not.
+  const auto source_root = MakeScores(kCopyOnWrite, "source");
+  WriteOptions overwrite;
+  overwrite.mode = WriteMode::kOverwrite;
+  ASSERT_TRUE(WriteTable(source_root, Scores({2, 4}, {"Budi", "Dewi"}, {95, 92}), overwrite).ok());
+  ASSERT_TRUE(WriteTable(source_root, Scores({3}, {"Citra"}, {1}), overwrite).ok());
+  auto source_table = DeltaTable::Open(source_root);
+  ASSERT_TRUE(source_table.ok());
+  auto version_2 = (*source_table)->SnapshotAt(2);
+  ASSERT_TRUE(version_2.ok()) << version_2.status().ToString();
+  auto merged = MergeBuilder(root, std::shared_ptr<const Snapshot>(*version_2))
+                    .TargetAlias("t")
+                    .SourceAlias("s")
+                    .On("t.id = s.id")
+                    .WhenMatchedUpdate(std::nullopt, {{"nilai", "s.nilai"}})
+                    .WhenNotMatchedInsertAll()
+                    .Execute();
+  ASSERT_MERGES(merged);
+  EXPECT_EQ(merged->num_source_rows, 2);
+  EXPECT_EQ(ReadRows(root), kUpserted);
+  // The target's own version 1 as the source: UPDATE SET * brings back Budi's old score and
+  // NOT MATCHED BY SOURCE DELETE removes Dewi, whom version 1 lacks.
+  auto target = DeltaTable::Open(root);
+  ASSERT_TRUE(target.ok());
+  auto original = (*target)->SnapshotAt(1);
+  ASSERT_TRUE(original.ok());
+  auto restored = MergeBuilder(*target, std::shared_ptr<const Snapshot>(*original))
+                      .TargetAlias("t")
+                      .SourceAlias("s")
+                      .On("t.id = s.id")
+                      .WhenMatchedUpdateAll()
+                      .WhenNotMatchedBySourceDelete()
+                      .Execute();
+  ASSERT_MERGES(restored);
+  EXPECT_EQ(ReadRows(root), (std::multiset<std::string>{"1|Ali|85", "2|Budi|90", "3|Citra|78"}));
+}
+
 }  // namespace
 }  // namespace deltacpp

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "deltacpp/snapshot.h"
 #include "deltacpp/table.h"
 #include "deltacpp/transaction.h"
 
@@ -82,8 +83,9 @@ struct MergeClause {
 /// with the merge). New and updated rows must keep NOT NULL, CHECK constraints, generated
 /// columns and GENERATED ALWAYS identity columns (ConstraintViolation, as UpdateBuilder).
 ///
-/// The source (consumed by Execute) is read into memory: memory grows with the source, not
-/// with the table. The target is read only where it may match: its partition values and
+/// The source (a reader consumed by Execute, or a version of a Delta table, which may be an
+/// older version of the target) is read into memory: memory grows with the source, not with
+/// the table. The target is read only where it may match: its partition values and
 /// statistics are checked against the ON condition's conditions on the target alone and
 /// against the range of the source's values of each `target.col = source expr` key (no
 /// pruning with WHEN NOT MATCHED BY SOURCE clauses, which concern every target row). A target
@@ -115,6 +117,12 @@ class MergeBuilder {
   /// Opens the table at `location` when executed.
   MergeBuilder(std::string_view location, std::shared_ptr<arrow::RecordBatchReader> source)
       : location_(location), source_(std::move(source)) {}
+  /// The source is a version of a Delta table (another table, or an older version of the
+  /// target): its rows in its logical schema, deletion vectors applied, read when executed.
+  MergeBuilder(std::shared_ptr<DeltaTable> table, std::shared_ptr<const Snapshot> source)
+      : table_(std::move(table)), source_snapshot_(std::move(source)) {}
+  MergeBuilder(std::string_view location, std::shared_ptr<const Snapshot> source)
+      : location_(location), source_snapshot_(std::move(source)) {}
 
   /// The name expressions use for the table's columns (default `target`).
   MergeBuilder& TargetAlias(std::string alias) {
@@ -187,6 +195,7 @@ class MergeBuilder {
   std::shared_ptr<DeltaTable> table_;
   std::string location_;
   std::shared_ptr<arrow::RecordBatchReader> source_;
+  std::shared_ptr<const Snapshot> source_snapshot_;
   std::string target_alias_ = "target";
   std::string source_alias_ = "source";
   std::optional<std::string> on_;

@@ -24,6 +24,7 @@ struct MergeArgs {
   std::string source;
   std::string source_format;
   std::optional<int64_t> source_version;
+  bool merge_schema = false;
   std::string on;
   std::string target_alias = "target";
   std::string source_alias = "source";
@@ -198,6 +199,7 @@ arrow::Status Run(const MergeArgs& args, const std::vector<MergeClause>& clauses
   }
   MergeBuilder& builder = *made;
   builder.TargetAlias(args.target_alias).SourceAlias(args.source_alias).On(args.on);
+  builder.WithSchemaEvolution(args.merge_schema);
   for (const auto& c : clauses) {
     switch (c.kind) {
       case Kind::kMatched:
@@ -244,6 +246,9 @@ Action AddMergeCommand(CLI::App& app) {
                   "_delta_log is a Delta table)");
   cmd->add_option("--source-version", args->source_version,
                   "Version of the source Delta table (default: its latest)");
+  cmd->add_flag("--merge-schema", args->merge_schema,
+                "Schema evolution: update-all and insert-all clauses add the source's new "
+                "columns to the table");
   cmd->add_option("--on", args->on, "The merge condition (SQL), e.g. 'target.id = source.id'")
       ->required();
   cmd->add_option("--target-alias", args->target_alias, "Name of the table in expressions")

@@ -27,6 +27,7 @@
 #include "ops/row_constraints.h"
 #include "ops/row_level_op.h"
 #include "protocol/schema_json.h"
+#include "protocol/table_features.h"
 #include "util/uri.h"
 #include "write/change_data_writer.h"
 #include "write/string_validation.h"
@@ -203,9 +204,12 @@ bool RangePrunable(const arrow::DataType& type) {
   }
 }
 
-// The clauses of the builder, checked and bound over the pair rows of `sides`.
+// The clauses of the builder, checked and bound over the pair rows of `sides`. With
+// `schema_evolution`, UPDATE SET * keeps and INSERT * leaves NULL the target columns the source
+// lacks (delta-spark's rule under schema evolution); without it they are an error.
 arrow::Result<std::vector<BoundClause>> BindClauses(const std::vector<MergeClause>& clauses,
                                                    const MergeSides& sides,
+                                                   bool schema_evolution,
                                                    const std::string& context) {
   const auto& schema = sides.target;
   const auto generated_fields =
@@ -280,6 +284,7 @@ arrow::Result<std::vector<BoundClause>> BindClauses(const std::vector<MergeClaus
           if (EqualsIgnoreCase(s->name(), f->name())) source_name = s->name();
         }
         if (!source_name) {
+          if (schema_evolution) continue;
           if (is_in(generated_fields, f->name())) continue;
           if (is_in(identity_fields, f->name())) continue;  // values are generated
           std::string names;
@@ -345,13 +350,15 @@ arrow::Result<std::vector<BoundClause>> BindClauses(const std::vector<MergeClaus
 }
 
 // Everything the merge evaluates, bound to the snapshot's schema and the source's.
-arrow::Result<MergePlan> Prepare(const Snapshot& snapshot, const std::string& target_alias,
+arrow::Result<MergePlan> Prepare(const Snapshot& snapshot,
+                                 const std::shared_ptr<arrow::Schema>& target_schema,
+                                 const std::string& target_alias,
                                  const std::string& source_alias, const std::string& on,
                                  const std::vector<MergeClause>& clauses,
                                  const std::shared_ptr<arrow::Schema>& source_schema,
-                                 const std::string& context) {
+                                 bool schema_evolution, const std::string& context) {
   MergePlan plan;
-  auto sides = MergeSides::Make(target_alias, source_alias, snapshot.schema(), source_schema);
+  auto sides = MergeSides::Make(target_alias, source_alias, target_schema, source_schema);
   if (!sides.ok()) return sides.status().WithMessage(context + sides.status().message());
   plan.sides = std::move(*sides);
   const auto& s = plan.sides;
@@ -408,7 +415,7 @@ arrow::Result<MergePlan> Prepare(const Snapshot& snapshot, const std::string& ta
     }
     plan.keys.push_back(std::move(key));
   }
-  ARROW_ASSIGN_OR_RAISE(plan.clauses, BindClauses(clauses, s, context));
+  ARROW_ASSIGN_OR_RAISE(plan.clauses, BindClauses(clauses, s, schema_evolution, context));
   // Inserted rows get identity values from one sequence, so every insert clause must leave out
   // the same identity columns.
   const auto identity_fields =
@@ -447,7 +454,7 @@ arrow::Result<MergePlan> Prepare(const Snapshot& snapshot, const std::string& ta
     plan.identity = std::move(*identity);
   }
   ARROW_ASSIGN_OR_RAISE(plan.constraints,
-                        RowConstraints::Make(snapshot.schema(), snapshot.metadata().configuration,
+                        RowConstraints::Make(target_schema, snapshot.metadata().configuration,
                                              std::nullopt));
   return plan;
 }
@@ -566,8 +573,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> NewRows(
 // updates); kept in memory too (they come from the source) for the change data.
 class InsertWriter {
  public:
-  InsertWriter(std::shared_ptr<DeltaTable> table, std::shared_ptr<const Snapshot> snapshot)
-      : table_(std::move(table)), snapshot_(std::move(snapshot)) {}
+  InsertWriter(std::shared_ptr<DeltaTable> table, std::shared_ptr<const Snapshot> snapshot,
+               std::shared_ptr<arrow::Schema> schema)
+      : table_(std::move(table)), snapshot_(std::move(snapshot)), schema_(std::move(schema)) {}
   ~InsertWriter() = default;
 
   arrow::Status Write(const std::shared_ptr<arrow::RecordBatch>& rows) {
@@ -575,10 +583,9 @@ class InsertWriter {
     if (!writer_) {
       ARROW_ASSIGN_OR_RAISE(options_, WriterOptionsFor(table_->root(),
                                                        table_->store()->filesystem(),
-                                                       snapshot_->schema(),
-                                                       snapshot_->metadata(), ""));
-      ARROW_RETURN_NOT_OK(IndexClusteringColumns(*snapshot_, snapshot_->schema(), &options_));
-      options_.table_schema = snapshot_->schema();
+                                                       schema_, snapshot_->metadata(), ""));
+      ARROW_RETURN_NOT_OK(IndexClusteringColumns(*snapshot_, schema_, &options_));
+      options_.table_schema = schema_;
       ARROW_ASSIGN_OR_RAISE(writer_, DataWriter::Make(options_));
     }
     rows_.push_back(rows);
@@ -612,13 +619,62 @@ class InsertWriter {
  private:
   std::shared_ptr<DeltaTable> table_;
   std::shared_ptr<const Snapshot> snapshot_;
+  std::shared_ptr<arrow::Schema> schema_;  ///< the rows' logical schema
   DataWriterOptions options_;
   std::unique_ptr<DataWriter> writer_;
   std::unique_ptr<ChangeDataWriter> change_data_;
   std::vector<std::shared_ptr<arrow::RecordBatch>> rows_;
 };
 
+// The type `target` becomes when `source`'s fields it lacks are added: struct fields by
+// name (case-insensitively), recursively; new fields nullable, at the end, without metadata.
+std::shared_ptr<arrow::DataType> WithSourceFields(const std::shared_ptr<arrow::DataType>& target,
+                                                  const std::shared_ptr<arrow::DataType>& source) {
+  if (target->id() != arrow::Type::STRUCT || source->id() != arrow::Type::STRUCT) return target;
+  arrow::FieldVector fields = target->fields();
+  for (const auto& sf : source->fields()) {
+    bool found = false;
+    for (auto& tf : fields) {
+      if (!EqualsIgnoreCase(tf->name(), sf->name())) continue;
+      found = true;
+      auto merged = WithSourceFields(tf->type(), sf->type());
+      if (merged != tf->type()) tf = tf->WithType(merged);
+    }
+    if (!found) fields.push_back(arrow::field(sf->name(), sf->type(), /*nullable=*/true));
+  }
+  return arrow::struct_(fields);
+}
+
 }  // namespace
+
+arrow::Result<std::shared_ptr<arrow::Schema>> MergeBuilder::EvolvedTargetSchema(
+    const Snapshot& snapshot, const arrow::Schema& source, const std::string& context) const {
+  const auto& schema = snapshot.schema();
+  const bool star = std::any_of(clauses_.begin(), clauses_.end(), [](const MergeClause& c) {
+    return c.action == Action::kUpdateAll || c.action == Action::kInsertAll;
+  });
+  if (!schema_evolution_ || !star) return schema;
+  auto as_struct = [](const arrow::Schema& s) { return arrow::struct_(s.fields()); };
+  auto merged = WithSourceFields(as_struct(*schema), as_struct(source));
+  if (merged->Equals(*as_struct(*schema))) return schema;
+  if (snapshot.column_mapping_mode() != ColumnMappingMode::kNone) {
+    return DeltaError(DeltaErrorCode::kUnsupportedFeature,
+                      context + "schema evolution of a table with column mapping (the source "
+                                "has columns the table lacks)");
+  }
+  // Existing fields keep their metadata (comments, generation expressions, identity); the
+  // struct rebuild above kept them, top-level ones are taken from the table.
+  arrow::FieldVector fields;
+  for (int i = 0; i < merged->num_fields(); ++i) {
+    const auto& f = merged->field(i);
+    if (i < schema->num_fields()) {
+      fields.push_back(schema->field(i)->WithType(f->type()));
+    } else {
+      fields.push_back(f);
+    }
+  }
+  return arrow::schema(std::move(fields), schema->metadata());
+}
 
 arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
   const auto start = std::chrono::steady_clock::now();
@@ -707,8 +763,11 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
     ARROW_ASSIGN_OR_RAISE(auto latest, table->Latest());
     const std::string context = fmt::format("MERGE on table {} version {}: ",
                                             latest->table_root(), latest->version());
-    ARROW_ASSIGN_OR_RAISE(plan, Prepare(*latest, target_alias_, source_alias_, *on_, clauses_,
-                                        source->schema(), context));
+    ARROW_ASSIGN_OR_RAISE(auto target_schema,
+                          EvolvedTargetSchema(*latest, *source->schema(), context));
+    ARROW_ASSIGN_OR_RAISE(plan, Prepare(*latest, target_schema, target_alias_, source_alias_,
+                                        *on_, clauses_, source->schema(), schema_evolution_,
+                                        context));
     ARROW_ASSIGN_OR_RAISE(auto source_side, SideRows(plan.sides.pair->field(1), source));
     source_keys.clear();
     for (const auto& key : plan.keys) {
@@ -723,7 +782,8 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
     if (!has_by_source) {
       ARROW_ASSIGN_OR_RAISE(filter, CandidateFilter(plan, source_keys));
     }
-    ARROW_ASSIGN_OR_RAISE(op, StartRowLevelOperation(table, "", "MERGE", filter, options_));
+    ARROW_ASSIGN_OR_RAISE(op, StartRowLevelOperation(table, "", "MERGE", filter, options_,
+                                                     plan.sides.target));
     if (op.snapshot->version() == latest->version()) break;
     (void)op.rewriter->Abort();
     if (attempt == 2) {
@@ -740,7 +800,7 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
   metrics.num_source_rows = num_source;
   std::vector<bool> source_matched(num_source, false);
   auto& rewriter = *op.rewriter;
-  InsertWriter inserts(table, op.snapshot);
+  InsertWriter inserts(table, op.snapshot, plan.sides.target);
   std::chrono::steady_clock::duration rewrite_time{};
   const auto& target_field = plan.sides.pair->field(0);
 
@@ -902,7 +962,7 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
       ARROW_RETURN_NOT_OK(rewriter.Delete(file, *drop_mask));
     } else {
       // The rewriter takes the new rows in the order of the rows they replace.
-      ARROW_ASSIGN_OR_RAISE(auto all, arrow::Table::FromRecordBatches(snapshot.schema(), updated));
+      ARROW_ASSIGN_OR_RAISE(auto all, arrow::Table::FromRecordBatches(rewriter.schema(), updated));
       ARROW_ASSIGN_OR_RAISE(auto combined, all->CombineChunksToBatch());
       std::vector<int64_t> order(updated_rows.size());
       std::iota(order.begin(), order.end(), int64_t{0});
@@ -1001,21 +1061,39 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
       {"notMatchedPredicates", ClausePredicates(clauses_, Kind::kNotMatched)},
       {"notMatchedBySourcePredicates", ClausePredicates(clauses_, Kind::kNotMatchedBySource)},
   };
+  // The schema to commit: evolved by the source's new columns, and with the high-water marks
+  // generated identity values moved.
+  const bool evolved = !plan.sides.target->Equals(*snapshot.schema(), /*check_metadata=*/true);
+  std::shared_ptr<arrow::Schema> committed_schema = evolved ? plan.sides.target : nullptr;
   if (identity) {
-    // Generated identity values move the high-water marks, committed with the merge's metaData.
-    auto with_hwm = identity->UpdatedSchema(snapshot.schema());
-    auto schema_string = with_hwm.ok() && *with_hwm ? SchemaToDeltaJson(**with_hwm)
-                                                     : arrow::Result<std::string>(std::string());
-    if (!with_hwm.ok() || !schema_string.ok()) {
+    auto with_hwm = identity->UpdatedSchema(plan.sides.target);
+    if (!with_hwm.ok()) {
       inserts.Abort();
       (void)op.rewriter->Abort();
-      return with_hwm.ok() ? schema_string.status() : with_hwm.status();
+      return with_hwm.status();
     }
-    if (*with_hwm) {
-      Metadata metadata = snapshot.metadata();
-      metadata.schema_string = std::move(*schema_string);
-      op.txn->UpdateMetadata(std::move(metadata));
+    if (*with_hwm) committed_schema = *with_hwm;
+  }
+  if (committed_schema) {
+    auto schema_string = SchemaToDeltaJson(*committed_schema);
+    if (!schema_string.ok()) {
+      inserts.Abort();
+      (void)op.rewriter->Abort();
+      return schema_string.status();
     }
+    Metadata metadata = snapshot.metadata();
+    metadata.schema_string = std::move(*schema_string);
+    // New columns may use types the protocol does not support yet (timestamp_ntz, say):
+    // raise it with the metadata, never lower it.
+    auto required = RequiredProtocol(*committed_schema, metadata.configuration, {});
+    if (!required.ok()) {
+      inserts.Abort();
+      (void)op.rewriter->Abort();
+      return required.status();
+    }
+    const Protocol raised = MergeProtocols(snapshot.protocol(), *required);
+    if (!SameProtocol(raised, snapshot.protocol())) op.txn->UpdateProtocol(raised);
+    op.txn->UpdateMetadata(std::move(metadata));
   }
   auto committed = CommitUnlessUnchanged(op, std::move(outcome), parameters, metrics.Named());
   if (!committed.ok()) {

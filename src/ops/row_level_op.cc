@@ -85,7 +85,8 @@ arrow::Result<std::optional<int64_t>> CommitUnlessUnchanged(
 
 arrow::Result<RowLevelOperation> StartRowLevelOperation(
     std::shared_ptr<DeltaTable> table, const std::string& location, std::string name,
-    const std::optional<std::string>& predicate, TransactionOptions options) {
+    const std::optional<std::string>& predicate, TransactionOptions options,
+    std::shared_ptr<arrow::Schema> write_schema) {
   if (!table) {
     ARROW_ASSIGN_OR_RAISE(table, DeltaTable::Open(location));
   }
@@ -153,12 +154,14 @@ arrow::Result<RowLevelOperation> StartRowLevelOperation(
     });
   }
 
+  if (!write_schema) write_schema = snapshot.schema();
   ARROW_ASSIGN_OR_RAISE(auto writer_options,
                         WriterOptionsFor(table->root(), table->store()->filesystem(),
-                                         snapshot.schema(), snapshot.metadata(), ""));
-  ARROW_RETURN_NOT_OK(IndexClusteringColumns(snapshot, snapshot.schema(), &writer_options));
+                                         write_schema, snapshot.metadata(), ""));
+  ARROW_RETURN_NOT_OK(IndexClusteringColumns(snapshot, write_schema, &writer_options));
   RowRewriterOptions rewriter;
   rewriter.snapshot = op.snapshot;
+  rewriter.schema = write_schema;
   rewriter.data_options = std::move(writer_options);
   const auto features = EffectiveFeatures(snapshot.protocol());
   const bool dv_supported =

@@ -50,10 +50,12 @@ struct RowLevelOperation {
 /// transaction (row-level writer duties listed as enforced: `enforced_features`), binds the
 /// condition, plans the candidate files (partition pruning and statistics skipping) and makes
 /// the rewriter: deletion vectors when the table enables them and its protocol supports them,
-/// copy-on-write otherwise. Records the predicate (or the whole table) as read.
+/// copy-on-write otherwise. Records the predicate (or the whole table) as read. `write_schema`
+/// (null: the snapshot's) is the schema the rewriter reads and writes rows in.
 arrow::Result<RowLevelOperation> StartRowLevelOperation(
     std::shared_ptr<DeltaTable> table, const std::string& location, std::string name,
-    const std::optional<std::string>& predicate, TransactionOptions options);
+    const std::optional<std::string>& predicate, TransactionOptions options,
+    std::shared_ptr<arrow::Schema> write_schema = nullptr);
 
 /// True when the partition values and statistics of candidate `file` prove the condition TRUE
 /// for every row (always true without a condition).

@@ -101,7 +101,7 @@ arrow::Result<std::unique_ptr<RowRewriter>> RowRewriter::Make(RowRewriterOptions
   }
   auto out = std::unique_ptr<RowRewriter>(new RowRewriter(std::move(options)));
   const auto& snapshot = *out->options_.snapshot;
-  out->schema_ = snapshot.schema();
+  out->schema_ = out->options_.schema ? out->options_.schema : snapshot.schema();
   // New files are in the snapshot's schema unless the rows are converted to another.
   if (!out->options_.to_output) out->options_.data_options.table_schema = out->schema_;
   ARROW_ASSIGN_OR_RAISE(out->data_writer_, DataWriter::Make(out->options_.data_options));

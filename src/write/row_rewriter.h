@@ -73,6 +73,10 @@ struct RewriteOutcome {
 /// Settings of a RowRewriter.
 struct RowRewriterOptions {
   std::shared_ptr<const Snapshot> snapshot;
+  /// The logical schema rows are read and written in; null: the snapshot's. A schema that
+  /// adds nullable columns at the end (MERGE with schema evolution) reads them as nulls from
+  /// the existing files.
+  std::shared_ptr<arrow::Schema> schema;
   /// Settings of the new data files (in the snapshot's logical schema).
   DataWriterOptions data_options;
   RewriteMode mode = RewriteMode::kCopyOnWrite;
@@ -111,7 +115,8 @@ class RowRewriter {
  public:
   static arrow::Result<std::unique_ptr<RowRewriter>> Make(RowRewriterOptions options);
 
-  /// The snapshot's logical schema: the schema of FileRows::rows and of Update's new rows.
+  /// The logical schema (RowRewriterOptions::schema, else the snapshot's): the schema of
+  /// FileRows::rows and of Update's new rows.
   const std::shared_ptr<arrow::Schema>& schema() const;
 
   /// Reads the live rows of file `file_row` of Snapshot::live_files(). Errors name the table,

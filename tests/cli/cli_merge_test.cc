@@ -122,5 +122,24 @@ TEST_F(CliMergeTest, SourceIsAVersionOfADeltaTable) {
   EXPECT_EQ(LogListing(table_), log_before);
 }
 
+TEST_F(CliMergeTest, MergeSchemaAddsTheSourcesNewColumns) {
+  const std::string source = dir_.str() + "/with_class.csv";
+  std::ofstream(source) << "id,nama,nilai,kelas\n2,Budi,95,07\n4,Dewi,92,+62\n";
+  const std::string merge = "merge " + table_ + " --source " + source +
+                            " --on 't.id = s.id' --target-alias t --source-alias s"
+                            " --when-matched-update-all --when-not-matched-insert-all";
+  // Without --merge-schema the extra column is left out.
+  auto r = RunCli(merge, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadRows(table_), (std::multiset<std::string>{"1|Ali|85", "2|Budi|95", "3|Citra|78",
+                                                          "4|Dewi|92"}));
+  r = RunCli(merge + " --merge-schema", dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // A column new to the table keeps the CSV text as a string (leading zeros and '+' stay).
+  EXPECT_EQ(ReadRows(table_),
+            (std::multiset<std::string>{"1|Ali|85|null", "2|Budi|95|07", "3|Citra|78|null",
+                                        "4|Dewi|92|+62"}));
+}
+
 }  // namespace
 }  // namespace deltacpp

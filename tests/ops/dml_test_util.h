@@ -77,6 +77,7 @@ struct CommitFile {
   std::map<std::string, std::string> metrics;
   std::map<std::string, std::string> tags;
   std::string isolation_level;
+  bool has_metadata = false;  ///< the commit has a metaData action
 };
 
 inline FileActionInfo ParseFileAction(const rapidjson::Value& a) {
@@ -116,6 +117,7 @@ inline CommitFile ReadCommitFile(const std::string& root, int64_t version) {
     if (doc.HasMember("add")) out.adds.push_back(ParseFileAction(doc["add"]));
     if (doc.HasMember("remove")) out.removes.push_back(ParseFileAction(doc["remove"]));
     if (doc.HasMember("cdc")) out.cdc.push_back(ParseFileAction(doc["cdc"]));
+    if (doc.HasMember("metaData")) out.has_metadata = true;
     if (doc.HasMember("commitInfo")) {
       const auto& ci = doc["commitInfo"];
       if (ci.HasMember("operation")) out.operation = ci["operation"].GetString();

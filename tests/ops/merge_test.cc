@@ -671,5 +671,128 @@ TEST_F(MergeTest, SourceIsAVersionOfADeltaTable) {
   EXPECT_EQ(ReadRows(root), (std::multiset<std::string>{"1|Ali|85", "2|Budi|90", "3|Citra|78"}));
 }
 
+// (id, nama, nilai, kelas): the scores with a column the table lacks.
+std::shared_ptr<arrow::RecordBatchReader> ScoresWithClass(
+    const std::vector<std::optional<int64_t>>& ids,
+    const std::vector<std::optional<std::string>>& names,
+    const std::vector<std::optional<int64_t>>& scores,
+    const std::vector<std::optional<std::string>>& classes) {
+  auto schema = arrow::schema({arrow::field("id", arrow::int64()),
+                               arrow::field("nama", arrow::utf8()),
+                               arrow::field("nilai", arrow::int64()),
+                               arrow::field("kelas", arrow::utf8())});
+  return testing::Rows(schema, {Longs(ids), Strings(names), Longs(scores), Strings(classes)});
+}
+
+MergeBuilder UpsertAll(const std::string& root, std::shared_ptr<arrow::RecordBatchReader> source) {
+  MergeBuilder merge(root, std::move(source));
+  merge.TargetAlias("t").SourceAlias("s").On("t.id = s.id").WhenMatchedUpdateAll()
+      .WhenNotMatchedInsertAll();
+  return merge;
+}
+
+std::vector<std::string> ColumnNames(const std::string& root) {
+  auto table = DeltaTable::Open(root);
+  EXPECT_TRUE(table.ok());
+  auto latest = (*table)->Latest();
+  EXPECT_TRUE(latest.ok());
+  return (*latest)->schema()->field_names();
+}
+
+TEST_F(MergeTest, SchemaEvolutionAddsTheSourcesNewColumnsInTheMergesCommit) {
+  for (const auto& properties : {kCopyOnWrite, kWithDv}) {
+    const std::string name = properties.empty() ? "cow" : "dv";
+    const auto root = MakeScores(properties, name);
+    // Without schema evolution the extra source column is not written anywhere.
+    auto plain = UpsertAll(root, ScoresWithClass({2}, {"Budi"}, {91}, {"B"})).Execute();
+    ASSERT_MERGES(plain);
+    EXPECT_EQ(ColumnNames(root), (std::vector<std::string>{"id", "nama", "nilai"})) << name;
+    EXPECT_FALSE(ReadCommitFile(root, 2).has_metadata) << name;
+
+    auto evolved = UpsertAll(root, ScoresWithClass({2, 4}, {"Budi", "Dewi"}, {95, 92},
+                                                   {"B", "A"}))
+                       .WithSchemaEvolution()
+                       .Execute();
+    ASSERT_MERGES(evolved);
+    EXPECT_EQ(*evolved->version, 3);
+    EXPECT_TRUE(ReadCommitFile(root, 3).has_metadata) << name;
+    EXPECT_EQ(ColumnNames(root), (std::vector<std::string>{"id", "nama", "nilai", "kelas"}))
+        << name;
+    // Rows the merge did not write read NULL for the new column.
+    EXPECT_EQ(ReadRows(root), (std::multiset<std::string>{"1|Ali|85|null", "2|Budi|95|B",
+                                                          "3|Citra|78|null", "4|Dewi|92|A"}))
+        << name;
+    // The version before the merge still reads in its own schema.
+    EXPECT_EQ(ReadRows(root, 2),
+              (std::multiset<std::string>{"1|Ali|85", "2|Budi|91", "3|Citra|78"}))
+        << name;
+  }
+}
+
+TEST_F(MergeTest, UnderSchemaEvolutionStarClausesToleratePartialSources) {
+  const auto root = MakeScores(kWithDv);
+  auto merged = UpsertAll(root, ScoresWithClass({2, 4}, {"Budi", "Dewi"}, {95, 92}, {"B", "A"}))
+                    .WithSchemaEvolution()
+                    .Execute();
+  ASSERT_MERGES(merged);
+  // A source lacking target columns: UPDATE SET * keeps their values, INSERT * leaves NULL.
+  auto schema = arrow::schema({arrow::field("id", arrow::int64()),
+                               arrow::field("kelas", arrow::utf8())});
+  auto partial = UpsertAll(root, testing::Rows(schema, {Longs({1, 5}), Strings({"C", "D"})}))
+                     .WithSchemaEvolution()
+                     .Execute();
+  ASSERT_MERGES(partial);
+  EXPECT_EQ(ReadRows(root),
+            (std::multiset<std::string>{"1|Ali|85|C", "2|Budi|95|B", "3|Citra|78|null",
+                                        "4|Dewi|92|A", "5|null|null|D"}));
+  // Without schema evolution the missing column is an error naming it.
+  auto refused = UpsertAll(root, testing::Rows(schema, {Longs({1}), Strings({"E"})})).Execute();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("no column 'nama'"), std::string::npos)
+      << refused.status().ToString();
+}
+
+TEST_F(MergeTest, SchemaEvolutionAddsFieldsInsideStructs) {
+  const std::string root = (dir_.path() / "nested").string();
+  auto inner = arrow::struct_({arrow::field("a", arrow::int64())});
+  auto wider =
+      arrow::struct_({arrow::field("a", arrow::int64()), arrow::field("b", arrow::utf8())});
+  CreateTableOptions create;
+  create.schema =
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("info", inner)});
+  ASSERT_TRUE(CreateTable(root, create).ok());
+  auto old_struct = std::make_shared<arrow::StructArray>(
+      inner, 2, arrow::ArrayVector{Longs({10, 30})});
+  ASSERT_TRUE(WriteTable(root, testing::Rows(create.schema, {Longs({1, 3}), old_struct}),
+                         WriteOptions{})
+                  .ok());
+  auto source_schema = arrow::schema({arrow::field("id", arrow::int64()),
+                                      arrow::field("info", wider)});
+  auto new_struct = std::make_shared<arrow::StructArray>(
+      wider, 2, arrow::ArrayVector{Longs({11, 20}), Strings({"x", "y"})});
+  auto merged = UpsertAll(root, testing::Rows(source_schema, {Longs({1, 2}), new_struct}))
+                    .WithSchemaEvolution()
+                    .Execute();
+  ASSERT_MERGES(merged);
+  auto table = DeltaTable::Open(root);
+  ASSERT_TRUE(table.ok());
+  auto latest = (*table)->Latest();
+  ASSERT_TRUE(latest.ok());
+  EXPECT_TRUE((*latest)->schema()->field(1)->type()->Equals(*wider))
+      << (*latest)->schema()->ToString();
+  // The row the merge did not write reads NULL for the new field.
+  EXPECT_EQ(ReadRows(root), (std::multiset<std::string>{"1|{a:int64 = 11, b:string = x}",
+                                                        "2|{a:int64 = 20, b:string = y}",
+                                                        "3|{a:int64 = 30, b:string = null}"}));
+}
+
+TEST_F(MergeTest, SchemaEvolutionOfAColumnMappedTableIsRefused) {
+  const auto root = MakeScores({{"delta.columnMapping.mode", "name"}});
+  auto refused = UpsertAll(root, ScoresWithClass({2}, {"Budi"}, {95}, {"B"}))
+                     .WithSchemaEvolution()
+                     .Execute();
+  ExpectRefusedCleanly(root, refused, "UnsupportedFeature", 1);
+}
+
 }  // namespace
 }  // namespace deltacpp

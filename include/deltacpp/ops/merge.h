@@ -177,6 +177,14 @@ class MergeBuilder {
     return Add(MergeClause::Kind::kNotMatchedBySource, MergeClause::Action::kDelete,
                std::move(condition), {});
   }
+  /// UPDATE SET * and INSERT * also add the source's columns the table lacks (top-level
+  /// columns and fields of struct columns, nullable, at the end), committing the evolved
+  /// schema with the merge, as delta-spark's `withSchemaEvolution()`. Rows the merge does not
+  /// write read NULL for them. Tables with column mapping: UnsupportedFeature.
+  MergeBuilder& WithSchemaEvolution(bool enabled = true) {
+    schema_evolution_ = enabled;
+    return *this;
+  }
   MergeBuilder& Options(TransactionOptions options) {
     options_ = std::move(options);
     return *this;
@@ -185,6 +193,10 @@ class MergeBuilder {
   arrow::Result<MergeMetrics> Execute() const;
 
  private:
+  // The target's schema the merge reads and writes in: the table's, or with schema evolution
+  // the table's plus the source's columns it lacks.
+  arrow::Result<std::shared_ptr<arrow::Schema>> EvolvedTargetSchema(
+      const Snapshot& snapshot, const arrow::Schema& source, const std::string& context) const;
   MergeBuilder& Add(MergeClause::Kind kind, MergeClause::Action action,
                     std::optional<std::string> condition,
                     std::vector<std::pair<std::string, std::string>> assignments) {
@@ -200,6 +212,7 @@ class MergeBuilder {
   std::string source_alias_ = "source";
   std::optional<std::string> on_;
   std::vector<MergeClause> clauses_;
+  bool schema_evolution_ = false;
   TransactionOptions options_;
 };
 

@@ -263,7 +263,8 @@ Action AddMergeCommand(CLI::App& app) {
     if (!o.assignments) opt->expected(0, 1);
     options.emplace_back(opt, &o);
   }
-  return [args, cmd, options] {
+  // The option values live in `values`: the action keeps it alive with the options bound to it.
+  return [args, cmd, options, values] {
     // The clauses in command-line order: each occurrence of a clause option is one clause.
     std::vector<MergeClause> clauses;
     std::map<const CLI::Option*, size_t> used;

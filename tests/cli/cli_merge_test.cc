@@ -2,6 +2,7 @@
 // assignments in the option values, the metrics it prints and its errors.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -139,6 +140,22 @@ TEST_F(CliMergeTest, MergeSchemaAddsTheSourcesNewColumns) {
   EXPECT_EQ(ReadRows(table_),
             (std::multiset<std::string>{"1|Ali|85|null", "2|Budi|95|07", "3|Citra|78|null",
                                         "4|Dewi|92|+62"}));
+}
+
+TEST_F(CliMergeTest, LongSourcePathWithClauseOptionsWithoutValues) {
+  // The clause options' values must outlive the command's setup: a long source path and
+  // options given without a value once crashed the parser (values freed before parsing). The
+  // plain build crashed only for some heap layouts; `make test-asan` reports any such use.
+  const std::string long_dir = dir_.str() + "/" + std::string(80, 's');
+  std::filesystem::create_directories(long_dir);
+  const std::string source = long_dir + "/source.csv";
+  std::ofstream(source) << "id,nama,nilai\n2,Budi,95\n4,Dewi,92\n";
+  auto r = RunCli("merge " + table_ + " --source " + source +
+                      " --on 'target.id = source.id' --when-matched-update-all"
+                      " --when-not-matched-insert-all --when-not-matched-by-source-delete",
+                  dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadRows(table_), (std::multiset<std::string>{"2|Budi|95", "4|Dewi|92"}));
 }
 
 }  // namespace

@@ -402,3 +402,67 @@ def assert_detail_agrees(spark, table):
     diff = {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]}
     assert not diff, f"{table}: deltacpp describe vs Spark DESCRIBE DETAIL differ: " + \
         "; ".join(f"{k}: deltacpp {a!r} vs Spark {b!r}" for k, (a, b) in diff.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# delta-rs in a process of its own
+# ---------------------------------------------------------------------------------------------
+_RS_READ_VERSIONS = r"""
+import json, os, sys
+import pyarrow as pa
+import pyarrow.parquet as pq
+import deltalake
+table, out, via, versions = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+for v in versions:
+    try:
+        dtab = deltalake.DeltaTable(table, version=v)
+        if via == "sql":
+            res = deltalake.QueryBuilder().register("t", dtab).execute("SELECT * FROM t")
+            got = pa.table(res.read_all())
+        else:
+            got = dtab.to_pyarrow_table()
+        pq.write_table(got, os.path.join(out, f"{v}.parquet"))
+    except Exception as e:
+        with open(os.path.join(out, f"{v}.err"), "w", encoding="utf-8") as f:
+            f.write(f"{type(e).__name__}: {e}")
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(0)
+"""
+
+
+def rs_read_isolated(table, versions, via="dataset") -> dict[int, "pa.Table | str"]:
+    """delta-rs reads each of VERSIONS of TABLE in one Python process of its own (deltalake's
+    process can abort while exiting after a read, which must not take the test run with it):
+    {version: its Arrow table, or the text of the exception delta-rs raised}. via="sql" reads
+    through delta-rs's SQL engine. Each result is taken from the file the child wrote, so its
+    exit status does not matter, only that it wrote one file per version."""
+    import sys
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.run([sys.executable, "-c", _RS_READ_VERSIONS, str(table), d, via,
+                            json.dumps([int(v) for v in versions])],
+                           capture_output=True, text=True, timeout=300)
+        out = {}
+        for v in versions:
+            data, err = Path(d) / f"{v}.parquet", Path(d) / f"{v}.err"
+            if data.exists():
+                out[v] = pq.read_table(data)
+            elif err.exists():
+                out[v] = err.read_text(encoding="utf-8")
+            else:
+                raise AssertionError(f"delta-rs wrote nothing for version {v} of {table} "
+                                     f"(exit {p.returncode}): {p.stderr[-2000:]}")
+        return out
+
+
+def committed_version(p: subprocess.CompletedProcess) -> int:
+    """The version in the first line of a deltacpp command's output, "committed version N"
+    (DML) or "committed version N: ..." (write)."""
+    line = p.stdout.splitlines()[0] if p.stdout else ""
+    assert line.startswith("committed version "), p.stdout
+    return int(line[len("committed version "):].split(":")[0])
+
+
+def spark_history(spark, table) -> dict[int, "object"]:
+    """{version: Spark's DESCRIBE HISTORY row}."""
+    return {r.version: r for r in spark.sql(f"DESCRIBE HISTORY delta.`{table}`").collect()}

@@ -1,6 +1,7 @@
 """The users-table tutorial, done by deltacpp step by step and checked by Spark and delta-rs
 after each step: create, append, full refresh, time travel by version and by timestamp,
-schema evolution with --merge-schema, and a rejected write without it."""
+schema evolution with --merge-schema, an upsert with MERGE (one user updated, one new), and a
+rejected write without --merge-schema."""
 from __future__ import annotations
 
 import datetime as dt
@@ -18,6 +19,19 @@ from interop_util import (arrow_rows, assert_detail_agrees, assert_history_agree
 TS = pa.timestamp("us", tz="UTC")
 USERS = [("user_id", pa.string()), ("user_name", pa.string()), ("age", pa.int32()),
          ("event_time", TS)]
+
+
+# The MERGE step's source: u1 is updated (a new age, time and phone), u5 is new.
+MERGE_SOURCE = [
+    {"user_id": "u1", "user_name": "Alice", "age": 32,
+     "event_time": "2024-08-01T09:00:00+00:00", "phone": "+62 812 1"},
+    {"user_id": "u5", "user_name": "Eka", "age": 19,
+     "event_time": "2024-08-01T09:00:01+00:00", "phone": None}]
+MERGED = [("u1", "Alice", 32, dt.datetime(2024, 8, 1, 9, 0, 0), "+62 812 1"),
+          ("u3", "Chandra", 25, dt.datetime(2024, 6, 1, 0, 0, 1), None),
+          ("u4", "Dewi", 40, dt.datetime(2024, 7, 1, 0, 0, 0), "+62 21 555"),
+          ("u5", "Eka", 19, dt.datetime(2024, 8, 1, 9, 0, 1), None)]
+USER_COLS = ["user_id", "user_name", "age", "event_time", "phone"]
 
 
 @pytest.fixture(scope="module")
@@ -43,25 +57,32 @@ def users(tmp_path_factory):
         {"user_id": "u4", "user_name": "Dewi", "age": 40,
          "event_time": "2024-07-01T00:00:00+00:00", "phone": "+62 21 555"}],
         USERS + [("phone", pa.string())]))                                # v3
+    time.sleep(1.1)
+    cli("merge", t, "--source", write_parquet(d / "upsert.parquet", MERGE_SOURCE,
+                                              USERS + [("phone", pa.string())]),
+        "--on", "target.user_id = source.user_id",
+        "--when-matched-update-all", "--when-not-matched-insert-all")     # v4
     return t
 
 
+
 def test_versions_and_history(spark, users):
-    assert cpp_versions(users) == [0, 1, 2, 3]
+    assert cpp_versions(users) == [0, 1, 2, 3, 4]
     ops = {h["version"]: h["operation"] for h in cpp_history(users)}
     assert ops[0] == "CREATE TABLE"
     assert all(ops[v] == "WRITE" for v in (1, 2, 3))
+    assert ops[4] == "MERGE"
     assert_history_agrees(spark, users)
     assert_detail_agrees(spark, users)
 
 
-@pytest.mark.parametrize("version", range(4))
+@pytest.mark.parametrize("version", range(5))
 def test_delta_rs_reads_each_step(users, version):
     compare_version_with_rs(users, version)
 
 
 def test_spark_reads_each_step(spark, users):
-    for v in range(4):
+    for v in range(5):
         compare_version_with_spark(spark, users, v)
 
 
@@ -72,16 +93,30 @@ def test_contents_of_each_step(users):
     assert ids(1) == ["u1", "u2"]
     assert ids(2) == ["u1", "u3"]
     assert ids(3) == ["u1", "u3", "u4"]
-    latest = {r["user_id"]: r for r in cpp_read(users).to_pylist()}
-    assert latest["u1"]["phone"] is None and latest["u3"]["phone"] is None
-    assert latest["u4"]["phone"] == "+62 21 555"
+    assert ids(4) == ["u1", "u3", "u4", "u5"]
+    phones = {r["user_id"]: r["phone"] for r in cpp_read(users, 3).to_pylist()}
+    assert phones == {"u1": None, "u3": None, "u4": "+62 21 555"}
+
+
+def test_merge_step(spark, users):
+    """The MERGE (update all matched, insert all not matched) as Spark and delta-rs read it:
+    u1 takes the source's values, u5 is added, u3 and u4 stay as they were."""
+    assert_same_rows(MERGED, spark_rows(spark_df(spark, users, 4), USER_COLS),
+                     "Spark at the MERGE version")
+    assert_same_rows(MERGED, arrow_rows(rs_table(users, 4).to_pyarrow_table(), USER_COLS),
+                     "delta-rs at the MERGE version")
+    row = spark.sql(f"DESCRIBE HISTORY delta.`{users}`").where("version = 4").collect()[0]
+    assert row.operation == "MERGE"
+    metrics = {k: int(v) for k, v in row.operationMetrics.items()}
+    assert (metrics["numSourceRows"], metrics["numTargetRowsUpdated"],
+            metrics["numTargetRowsInserted"], metrics["numTargetRowsDeleted"]) == (2, 1, 1, 0)
 
 
 def _between_commits(users):
     """Times strictly between the commits, from deltacpp's own history: {version: time}."""
     hist = {h["version"]: dt.datetime.fromisoformat(h["timestamp"].replace("Z", "+00:00"))
             for h in cpp_history(users)}
-    return {v: hist[v] + (hist[v + 1] - hist[v]) / 2 for v in range(3)}
+    return {v: hist[v] + (hist[v + 1] - hist[v]) / 2 for v in range(4)}
 
 
 def test_time_travel_by_timestamp(spark, users):

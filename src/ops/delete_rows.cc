@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 
 #include "deltacpp/error.h"
 #include "deltacpp/ops/delete.h"
@@ -50,13 +51,18 @@ arrow::Result<DeleteMetrics> DeleteBuilder::Execute() const {
       ARROW_RETURN_NOT_OK(rewriter.RemoveWholeFile(op.candidates[i]));
       rewrite_time += std::chrono::steady_clock::now() - t;
     }
-    return ForEachCandidateRead(op, to_read, [&](size_t, FileRows file) -> arrow::Status {
-      ARROW_ASSIGN_OR_RAISE(auto drop, MatchMask(op, *file.rows));
-      const auto t = std::chrono::steady_clock::now();
-      ARROW_RETURN_NOT_OK(rewriter.Delete(file, *drop));
-      rewrite_time += std::chrono::steady_clock::now() - t;
-      return arrow::Status::OK();
-    });
+    op.parallelism = parallelism_;
+    std::mutex time_mutex;
+    return ForEachCandidateInLanes(
+        op, to_read, ChooseLanes(op, to_read),
+        [&](int lane, size_t, FileRows file) -> arrow::Status {
+          ARROW_ASSIGN_OR_RAISE(auto drop, MatchMask(op, *file.rows));
+          const auto t = std::chrono::steady_clock::now();
+          ARROW_RETURN_NOT_OK(op.rewriter->lane(lane).Delete(file, *drop));
+          std::lock_guard lock(time_mutex);
+          rewrite_time += std::chrono::steady_clock::now() - t;
+          return arrow::Status::OK();
+        });
   };
   ARROW_ASSIGN_OR_RAISE(auto outcome, FinishRewrite(op, run(), &rewrite_time));
   metrics.num_deleted_rows = outcome.deleted_rows;

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <atomic>
 #include <future>
+#include <mutex>
+#include <thread>
 
 #include "deltacpp/error.h"
 #include "deltacpp/scan.h"
@@ -50,6 +53,57 @@ arrow::Status ForEachCandidateRead(
     ARROW_RETURN_NOT_OK(each(candidate_indexes[k], std::move(*current)));
   }
   return arrow::Status::OK();
+}
+
+int ChooseLanes(const RowLevelOperation& op, const std::vector<size_t>& candidate_indexes) {
+  const int files = static_cast<int>(candidate_indexes.size());
+  if (op.parallelism > 0) return std::max(1, std::min(op.parallelism, files));
+  constexpr int64_t kParallelBytes = 64LL << 20;
+  int64_t bytes = 0;
+  const LiveFiles& live = op.snapshot->live_files();
+  for (size_t i : candidate_indexes) {
+    const FileRef ref = op.candidates[i];
+    bytes += RemoveForLiveFile(live.actions(ref), ref.row, 0).size.value_or(0);
+  }
+  if (bytes < kParallelBytes) return 1;
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(1, std::min({threads, 4, files}));
+}
+
+arrow::Status ForEachCandidateInLanes(
+    const RowLevelOperation& op, const std::vector<size_t>& candidate_indexes, int lanes,
+    const std::function<arrow::Status(int lane, size_t index, FileRows file)>& each) {
+  if (lanes <= 1 || candidate_indexes.size() < 2) {
+    return ForEachCandidateRead(op, candidate_indexes,
+                                [&](size_t index, FileRows file) { return each(0, index, std::move(file)); });
+  }
+  ARROW_RETURN_NOT_OK(op.rewriter->MakeLanes(lanes));
+  std::atomic<size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex error_mutex;
+  arrow::Status first_error;
+  auto fail = [&](arrow::Status st) {
+    std::lock_guard lock(error_mutex);
+    if (first_error.ok()) first_error = std::move(st);
+    stop = true;
+  };
+  // Plain threads, not pool tasks: a read waits on Arrow's pools itself.
+  std::vector<std::thread> threads;
+  for (int lane = 0; lane < lanes; ++lane) {
+    threads.emplace_back([&, lane] {
+      while (!stop) {
+        const size_t k = next++;
+        if (k >= candidate_indexes.size()) return;
+        const size_t index = candidate_indexes[k];
+        auto rows = op.rewriter->Read(op.candidates[index]);
+        if (!rows.ok()) return fail(rows.status());
+        auto st = each(lane, index, std::move(*rows));
+        if (!st.ok()) return fail(std::move(st));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return first_error;
 }
 
 arrow::Result<RewriteOutcome> FinishRewrite(RowLevelOperation& op, const arrow::Status& run_status,

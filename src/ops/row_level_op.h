@@ -44,6 +44,8 @@ struct RowLevelOperation {
   std::vector<FileRef> all_rows_match;
   /// Log paths of the candidates (what the operation reads, for conflict detection).
   std::vector<std::string> candidate_paths;
+  /// Files read and changed at once (0: chosen by ChooseLanes).
+  int parallelism = 0;
 };
 
 /// Opens the table (`table`, else `location`), checks the predicate text, starts the
@@ -80,6 +82,21 @@ arrow::Result<int64_t> CommitRowLevelOperation(RowLevelOperation& op, RewriteOut
 arrow::Status ForEachCandidateRead(
     const RowLevelOperation& op, const std::vector<size_t>& candidate_indexes,
     const std::function<arrow::Status(size_t index, FileRows file)>& each);
+
+/// How many files of `candidate_indexes` to read and change at once: `op.parallelism` when set,
+/// else one per hardware thread (at most 4) when the files hold at least 64 MiB in all, else 1
+/// (small changes stay in one lane, so they write as few new files as one lane does).
+int ChooseLanes(const RowLevelOperation& op, const std::vector<size_t>& candidate_indexes);
+
+/// As ForEachCandidateRead with `lanes` files at once: lane k (0 <= k < lanes) is a thread of its
+/// own that reads a file, calls `each(k, index, rows)` and takes the next, so decoding and
+/// rewriting of different files overlap on every core. `each` runs on several threads at once
+/// and must use `op.rewriter->lane(k)` (made here) and otherwise only thread-safe state. At most
+/// `lanes` files' rows are in memory at once. The first error stops every lane (each finishes
+/// the file under way) and is returned. With one lane: ForEachCandidateRead.
+arrow::Status ForEachCandidateInLanes(
+    const RowLevelOperation& op, const std::vector<size_t>& candidate_indexes, int lanes,
+    const std::function<arrow::Status(int lane, size_t index, FileRows file)>& each);
 
 /// Milliseconds since `start` (steady clock).
 int64_t MillisSince(std::chrono::steady_clock::time_point start);

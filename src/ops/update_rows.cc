@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <numeric>
 #include <set>
 
@@ -134,25 +135,28 @@ arrow::Result<UpdateMetrics> UpdateBuilder::Execute() const {
     return rows;
   };
 
-  auto& rewriter = *op.rewriter;
   std::chrono::steady_clock::duration rewrite_time{};
   auto run = [&]() -> arrow::Status {
     std::vector<size_t> all(op.candidates.size());
     std::iota(all.begin(), all.end(), size_t{0});
-    return ForEachCandidateRead(op, all, [&](size_t i, FileRows file) -> arrow::Status {
-      ARROW_ASSIGN_OR_RAISE(auto mask, MatchMask(op, *file.rows));
-      if (mask->true_count() == 0) return arrow::Status::OK();
-      const auto t = std::chrono::steady_clock::now();
-      ARROW_ASSIGN_OR_RAISE(auto selected, arrow::compute::Filter(file.rows, mask));
-      auto new_rows = new_rows_of(selected.record_batch());
-      if (!new_rows.ok()) {
-        return new_rows.status().WithMessage(
-            fmt::format("{} (file {})", new_rows.status().message(), op.candidate_paths[i]));
-      }
-      ARROW_RETURN_NOT_OK(rewriter.Update(file, *mask, *new_rows));
-      rewrite_time += std::chrono::steady_clock::now() - t;
-      return arrow::Status::OK();
-    });
+    op.parallelism = parallelism_;
+    std::mutex time_mutex;
+    return ForEachCandidateInLanes(
+        op, all, ChooseLanes(op, all), [&](int lane, size_t i, FileRows file) -> arrow::Status {
+          ARROW_ASSIGN_OR_RAISE(auto mask, MatchMask(op, *file.rows));
+          if (mask->true_count() == 0) return arrow::Status::OK();
+          const auto t = std::chrono::steady_clock::now();
+          ARROW_ASSIGN_OR_RAISE(auto selected, arrow::compute::Filter(file.rows, mask));
+          auto new_rows = new_rows_of(selected.record_batch());
+          if (!new_rows.ok()) {
+            return new_rows.status().WithMessage(fmt::format(
+                "{} (file {})", new_rows.status().message(), op.candidate_paths[i]));
+          }
+          ARROW_RETURN_NOT_OK(op.rewriter->lane(lane).Update(file, *mask, *new_rows));
+          std::lock_guard lock(time_mutex);
+          rewrite_time += std::chrono::steady_clock::now() - t;
+          return arrow::Status::OK();
+        });
   };
   ARROW_ASSIGN_OR_RAISE(auto outcome, FinishRewrite(op, run(), &rewrite_time));
   UpdateMetrics metrics;

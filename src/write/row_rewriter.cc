@@ -7,6 +7,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include "deltacpp/error.h"
@@ -401,7 +402,60 @@ arrow::Status RowRewriter::Update(const FileRows& file, const arrow::BooleanArra
   return st.ok() ? st : FileError(file.file_row, st);
 }
 
+arrow::Status RowRewriter::MakeLanes(int count) {
+  if (finished_) return arrow::Status::Invalid("RowRewriter: already finished");
+  while (num_lanes() < count) {
+    ARROW_ASSIGN_OR_RAISE(auto lane, Make(options_));
+    lanes_.push_back(std::move(lane));
+  }
+  return arrow::Status::OK();
+}
+
 arrow::Result<RewriteOutcome> RowRewriter::Finish() {
+  if (lanes_.empty()) return FinishLane();
+  if (finished_) return arrow::Status::Invalid("RowRewriter: already finished");
+  // A commit with cdc files must hold all of its changes there: once one lane has them, the
+  // deletes the other lanes left to the actions go there too.
+  bool change_data = change_data_started_;
+  for (const auto& l : lanes_) change_data |= l->change_data_started_;
+  if (change_data) {
+    ARROW_RETURN_NOT_OK(StartChangeData());
+    for (auto& l : lanes_) ARROW_RETURN_NOT_OK(l->StartChangeData());
+  }
+  ARROW_ASSIGN_OR_RAISE(RewriteOutcome out, FinishLane());
+  // New data files first, then the files re-added with a deletion vector, as one lane has them.
+  std::vector<AddFile> readded(std::make_move_iterator(out.adds.begin() + out.added_files),
+                               std::make_move_iterator(out.adds.end()));
+  out.adds.resize(out.added_files);
+  for (auto& l : lanes_) {
+    ARROW_ASSIGN_OR_RAISE(RewriteOutcome o, l->FinishLane());
+    auto move_all = [](auto& from, auto& to) {
+      to.insert(to.end(), std::make_move_iterator(from.begin()),
+                std::make_move_iterator(from.end()));
+    };
+    for (int64_t i = 0; i < static_cast<int64_t>(o.adds.size()); ++i) {
+      (i < o.added_files ? out.adds : readded).push_back(std::move(o.adds[i]));
+    }
+    move_all(o.removes, out.removes);
+    move_all(o.change_files, out.change_files);
+    move_all(o.touched_files, out.touched_files);
+    out.deleted_rows += o.deleted_rows;
+    out.updated_rows += o.updated_rows;
+    out.copied_rows += o.copied_rows;
+    out.removed_files += o.removed_files;
+    out.removed_bytes += o.removed_bytes;
+    out.added_files += o.added_files;
+    out.added_bytes += o.added_bytes;
+    out.deletion_vectors_added += o.deletion_vectors_added;
+    out.deletion_vectors_updated += o.deletion_vectors_updated;
+    out.deletion_vectors_removed += o.deletion_vectors_removed;
+    out.rows_moved |= o.rows_moved;
+  }
+  for (auto& a : readded) out.adds.push_back(std::move(a));
+  return out;
+}
+
+arrow::Result<RewriteOutcome> RowRewriter::FinishLane() {
   if (finished_) return arrow::Status::Invalid("RowRewriter: already finished");
   finished_ = true;
   const LiveFiles& live = options_.snapshot->live_files();
@@ -461,6 +515,10 @@ arrow::Result<RewriteOutcome> RowRewriter::Finish() {
 
 arrow::Status RowRewriter::Abort() {
   arrow::Status first = data_writer_->Abort();
+  for (auto& l : lanes_) {
+    auto st = l->Abort();
+    if (first.ok()) first = st;
+  }
   if (change_data_) {
     auto st = change_data_->Abort();
     if (first.ok()) first = st;

@@ -110,7 +110,9 @@ struct RowRewriterOptions {
 /// (their files are read again), is written to them as `delete`; updates are written as
 /// `update_preimage` and `update_postimage`.
 ///
-/// Not thread-safe. Abort() deletes every data, deletion vector and cdc file written.
+/// Not thread-safe, but it can have lanes: further rewriters of the same options, each used by
+/// one thread, whose outcomes its Finish merges. Abort() deletes every data, deletion vector
+/// and cdc file written, in every lane.
 class RowRewriter {
  public:
   static arrow::Result<std::unique_ptr<RowRewriter>> Make(RowRewriterOptions options);
@@ -142,8 +144,18 @@ class RowRewriter {
                        const arrow::BooleanArray& replace,
                        const std::shared_ptr<arrow::RecordBatch>& new_rows);
 
-  /// Writes the deletion vectors, closes every file and returns what to commit. Nothing may be
-  /// called afterwards but Abort.
+  /// Makes `count` lanes in all (this rewriter is lane 0), for files changed from several
+  /// threads at once: each lane has its own data, deletion-vector and change-data writers, and
+  /// must be used by one thread at a time; a file is changed in one lane only. Not while a
+  /// lane is in use.
+  arrow::Status MakeLanes(int count);
+  int num_lanes() const { return 1 + static_cast<int>(lanes_.size()); }
+  /// Lane `i` (0: this rewriter).
+  RowRewriter& lane(int i) { return i == 0 ? *this : *lanes_[i - 1]; }
+
+  /// Writes the deletion vectors, closes every file and returns what to commit, for every
+  /// lane (when one lane's changes need change-data files, every lane's deletes go there too).
+  /// Nothing may be called afterwards but Abort.
   arrow::Result<RewriteOutcome> Finish();
 
   /// Deletes every file written (data, deletion vector, cdc); also after Finish, when the
@@ -152,6 +164,8 @@ class RowRewriter {
 
  private:
   explicit RowRewriter(RowRewriterOptions options);
+  // Finish of this lane alone.
+  arrow::Result<RewriteOutcome> FinishLane();
   arrow::Status StartChangeData();
   arrow::Status WriteDeletedAsChangeData(FileRef file_row,
                                          const std::optional<std::vector<uint64_t>>& positions);
@@ -176,6 +190,7 @@ class RowRewriter {
   std::set<FileRef> seen_rows_;  ///< files already changed
   RewriteOutcome outcome_;
   bool finished_ = false;
+  std::vector<std::unique_ptr<RowRewriter>> lanes_;  ///< lanes 1..n-1
 };
 
 }  // namespace deltacpp::internal

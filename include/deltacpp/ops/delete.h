@@ -75,6 +75,13 @@ class DeleteBuilder {
     predicate_ = std::move(predicate);
     return *this;
   }
+  /// Files read and rewritten at once, each on a thread of its own (0, the default: one per
+  /// hardware thread, at most 4, when the files to read hold 64 MiB or more, else 1). Each
+  /// file-at-once lane writes its own new files.
+  DeleteBuilder& Parallelism(int files) {
+    parallelism_ = files;
+    return *this;
+  }
   DeleteBuilder& Options(TransactionOptions options) {
     options_ = std::move(options);
     return *this;
@@ -85,6 +92,7 @@ class DeleteBuilder {
   std::shared_ptr<DeltaTable> table_;
   std::string location_;
   std::optional<std::string> predicate_;
+  int parallelism_ = 0;
   TransactionOptions options_;
 };
 

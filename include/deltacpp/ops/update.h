@@ -87,6 +87,13 @@ class UpdateBuilder {
     predicate_ = std::move(predicate);
     return *this;
   }
+  /// Files read and rewritten at once, each on a thread of its own (0, the default: one per
+  /// hardware thread, at most 4, when the files to read hold 64 MiB or more, else 1). Each
+  /// file-at-once lane writes its own new files.
+  UpdateBuilder& Parallelism(int files) {
+    parallelism_ = files;
+    return *this;
+  }
   UpdateBuilder& Options(TransactionOptions options) {
     options_ = std::move(options);
     return *this;
@@ -98,6 +105,7 @@ class UpdateBuilder {
   std::string location_;
   std::vector<std::pair<std::string, std::string>> assignments_;
   std::optional<std::string> predicate_;
+  int parallelism_ = 0;
   TransactionOptions options_;
 };
 

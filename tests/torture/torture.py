@@ -4,25 +4,43 @@
     torture.py --cli build/deltacpp [--seconds S] [--workers N] [--dir PATH] [--seed K]
 
 Several worker threads each run deltacpp commands as processes against one table, while a
-killer thread sends SIGKILL to a random running command every 50-400 ms. The commands:
+killer thread sends SIGKILL to a random running command every 50-400 ms. A row's key is
+(w, s, i): the worker, a sequence number of that worker (one per append or merge) and the row's
+index in its batch. The commands:
 
   append      `write` of a small JSON Lines batch with txnAppId/txnVersion (the batch's group
               key); some of its rows are "doomed" (only deletes ever touch them)
   delete      `delete --where "doomed"` (or, without the delete command, an overwrite with
               replaceWhere "doomed" and no rows)
   update      `update --set "val = val + 1" --where "w = K"` (when the command exists)
+  upsert      `merge` on the key of a source naming some existing rows, of any worker, and a
+              batch of new ones: WHEN MATCHED UPDATE adds 1 to `val` and appends the merge's
+              tag "w.s;" to `hist`, WHEN NOT MATCHED (and flagged new) INSERT (when the merge
+              command exists)
+  merge-del   `merge` whose source names rows to delete (WHEN MATCHED AND del DELETE), others
+              to update as above and sometimes new rows to insert; a row is only ever named for
+              deletion by one merge, and never the last row of its append
   checkpoint  `checkpoint`
 
-The test keeps its own ledger: for every append the rows it wrote and whether the process
-acknowledged the commit (exit 0). After every kill and at the end it checks, through
-`deltacpp read`:
+The test keeps its own ledger, built only from what each command was asked to do: for every
+append and merge the rows it named and whether the process acknowledged the commit (exit 0),
+and for a merge whether it failed with a commit conflict. After every kill and at the end it
+checks, through `deltacpp read`:
   * the latest version reads, and so do the version before it and a sample of older ones
     (at the end: every version, or --final-versions of them spread over a long history);
-  * no row appears twice, and every row belongs to an append that was started;
+  * no row appears twice, and every row belongs to an append or merge that was started, with
+    the identity (doomed flag) it was written with;
   * each append's rows are all there or all absent (its doomed rows may be deleted as a whole,
-    since one commit added them all): atomicity;
-  * every acknowledged append's kept rows are there: durability;
-  * `val` never went below its written value and rows never change identity under UPDATE;
+    since one commit added them all; rows a merge deleted are absent exactly when that merge
+    is there): atomicity;
+  * each merge is all there or all absent: its inserted rows, its tag on every row it updated
+    that is still there, and the absence of every row it deleted agree; a merge's tag is on no
+    row it did not name and on none twice, and `val` counts at least the tags of its row;
+  * every acknowledged append's kept rows and every acknowledged merge are there: durability;
+    a merge that failed with a conflict is in no version;
+  * from one version read to a later one no row disappears other than by a delete or merge
+    that names it, none reappears, `val` never goes down and `hist` only grows at its end
+    (no update or merge is lost);
   * nothing outside the table directory changed (a sentinel tree beside it is compared).
 Exit status 0 and a summary line (operations, kills, versions verified) when all hold.
 """
@@ -39,8 +57,25 @@ import tempfile
 import threading
 import time
 
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+# Error kinds of a commit that lost to a concurrent one: such a command must have no effect.
+CONFLICTS = {"ConcurrentAppend", "ConcurrentDeleteRead", "ConcurrentDeleteDelete",
+             "MetadataChanged", "ProtocolChanged", "ConcurrentTransaction"}
+
+MERGE_ON = "target.w = source.w AND target.s = source.s AND target.i = source.i"
+MERGE_UPDATE = "val = target.val + 1, hist = concat(target.hist, source.tag)"
+MERGE_INSERT = ("AND source.new THEN w = source.w, s = source.s, i = source.i, "
+                "doomed = false, val = 0, hist = ''")
+
+
+class State:
+    """What one read of the table holds, as the checks found it."""
+
+    def __init__(self, label, rows, status):
+        self.label = label
+        self.rows = rows          # (w, s, i) -> (val, [merge tags in hist])
+        self.status = status      # merge id -> True (there), False (absent), None (no evidence)
 
 
 class Torture:
@@ -54,8 +89,17 @@ class Torture:
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
         self.running = {}          # pid -> Popen
-        self.groups = {}           # (w, s) -> {"rows": n, "doomed": d, "acked": bool}
-        self.ops = {"append": 0, "delete": 0, "update": 0, "checkpoint": 0}
+        # (w, s) -> {"rows": n, "doomed": d, "acked": bool, "merge": bool}: the rows of an
+        # append, or the rows a merge inserts (never doomed, never deleted)
+        self.groups = {}
+        # (w, s) -> {"updates": keys, "deletes": keys, "inserts": n, "acked": bool,
+        #            "conflict": bool}; a merge's id is the key of the group it inserts
+        self.merges = {}
+        self.reserved = {}         # row key -> the merge that names it for deletion
+        self.targets = []          # acknowledged groups, merges may update their kept rows
+        self.append_targets = []   # acknowledged appends, merges may delete their rows
+        self.ops = {"append": 0, "delete": 0, "update": 0, "upsert": 0, "merge-del": 0,
+                    "checkpoint": 0}
         self.failed_ops = {}       # clean (non-kill) failures by kind of error
         self.kills = 0
         self.versions_verified = 0
@@ -64,6 +108,7 @@ class Torture:
         self.errors = []
         self.has_delete = self.command_exists("delete")
         self.has_update = self.command_exists("update")
+        self.has_merge = self.command_exists("merge")
 
     def command_exists(self, name):
         return subprocess.run([self.cli, name, "--help"], capture_output=True).returncode == 0
@@ -78,7 +123,7 @@ class Torture:
                 f.write(text)
         self.sentinel_digest = self.tree_digest(self.sentinel)
         done = subprocess.run([self.cli, "create", self.table, "--schema",
-                               "w int, s long, i int, doomed boolean, val long",
+                               "w int, s long, i int, doomed boolean, val long, hist string",
                                "--property", "delta.checkpointInterval=7"],
                               capture_output=True, text=True)
         if done.returncode != 0:
@@ -111,27 +156,31 @@ class Torture:
         return proc.returncode, err, proc.returncode == -signal.SIGKILL
 
     def note_failure(self, kind, err):
-        # Clean failures (conflicts a retry loop gave up on, say) are allowed; crashes are not.
+        """Counts a clean failure (crashes are errors); returns its error kind."""
         line = (err.strip().splitlines() or ["(no message)"])[-1]
         if "error:" not in line:
             self.errors.append(f"{kind} failed without a deltacpp error: {err.strip()[-500:]}")
-        key = f"{kind}: {line.split('error:')[-1].strip().split(' ')[0]}"
+        error_kind = line.split("error:")[-1].strip().split(" ")[0].rstrip(":")
+        key = f"{kind}: {error_kind}"
         with self.lock:
             self.failed_ops[key] = self.failed_ops.get(key, 0) + 1
+        return error_kind
 
     def append(self, w, s):
         n = self.rng.randint(1, 40)
         doomed = self.rng.randint(0, n // 3)
-        lines = [json.dumps({"w": w, "s": s, "i": i, "doomed": i < doomed, "val": 0})
+        lines = [json.dumps({"w": w, "s": s, "i": i, "doomed": i < doomed, "val": 0, "hist": ""})
                  for i in range(n)]
         with self.lock:
-            self.groups[(w, s)] = {"rows": n, "doomed": doomed, "acked": False}
+            self.groups[(w, s)] = {"rows": n, "doomed": doomed, "acked": False, "merge": False}
         rc, err, killed = self.run_command(
             ["write", self.table, "-", "--input-format", "json", "--txn-app-id", f"w{w}",
              "--txn-version", str(s)], "\n".join(lines) + "\n")
         if rc == 0:
             with self.lock:
                 self.groups[(w, s)]["acked"] = True
+                self.targets.append((w, s))
+                self.append_targets.append((w, s))
         elif not killed:
             self.note_failure("append", err)
 
@@ -142,7 +191,7 @@ class Torture:
         else:
             rc, err, killed = self.run_command(
                 ["write", self.table, "-", "--input-format", "csv", "--mode", "overwrite",
-                 "--replace-where", "doomed"], "w,s,i,doomed,val\n")
+                 "--replace-where", "doomed"], "w,s,i,doomed,val,hist\n")
         if rc != 0 and not killed:
             self.note_failure("delete", err)
 
@@ -151,6 +200,72 @@ class Torture:
             ["update", self.table, "--set", "val = val + 1", "--where", f"w = {w}"])
         if rc != 0 and not killed:
             self.note_failure("update", err)
+
+    def pick_rows(self, pool, count, deleting, exclude=()):
+        """Up to `count` kept rows of one random group of `pool` (a list of acknowledged
+        group keys), none of them in `exclude`; to delete, never the group's last row and
+        never a row another merge names for deletion."""
+        with self.lock:
+            if not pool:
+                return []
+            w, s = self.rng.choice(pool)
+            g = self.groups[(w, s)]
+            keys = [(w, s, i) for i in range(g["doomed"], g["rows"] - (1 if deleting else 0))]
+            keys = [k for k in keys if k not in exclude and not (deleting and k in self.reserved)]
+        return self.rng.sample(keys, min(count, len(keys)))
+
+    def merge(self, w, s, deleting):
+        """An upsert (matched update + not-matched insert), or with `deleting` a merge that
+        also deletes some matched rows; returns False when there was nothing to merge into."""
+        deletes = []
+        if deleting:
+            for _ in range(self.rng.randint(1, 2)):
+                deletes += self.pick_rows(self.append_targets, self.rng.randint(1, 4), True,
+                                          set(deletes))
+            if not deletes:
+                return False
+        updates = set()
+        for _ in range(self.rng.randint(0 if deleting else 1, 2)):
+            updates.update(self.pick_rows(self.targets, self.rng.randint(1, 5), False))
+        updates -= set(deletes)
+        if not deleting and not updates:
+            return False
+        inserts = self.rng.randint(0, 5) if deleting else self.rng.randint(1, 10)
+        tag = f"{w}.{s};"
+        lines = [json.dumps({"w": k[0], "s": k[1], "i": k[2], "tag": tag, "new": False,
+                             "del": False}) for k in sorted(updates)]
+        lines += [json.dumps({"w": k[0], "s": k[1], "i": k[2], "tag": tag, "new": False,
+                              "del": True}) for k in deletes]
+        lines += [json.dumps({"w": w, "s": s, "i": i, "tag": tag, "new": True, "del": False})
+                  for i in range(inserts)]
+        self.rng.shuffle(lines)
+        with self.lock:
+            for k in deletes:
+                if k in self.reserved:      # taken by another merge meanwhile
+                    return False
+            for k in deletes:
+                self.reserved[k] = (w, s)
+            self.groups[(w, s)] = {"rows": inserts, "doomed": 0, "acked": False, "merge": True}
+            self.merges[(w, s)] = {"updates": frozenset(updates), "deletes": tuple(deletes),
+                                   "inserts": inserts, "acked": False, "conflict": False}
+        args = ["merge", self.table, "--source", "-", "--source-format", "json",
+                "--on", MERGE_ON]
+        if deleting:
+            args += ["--when-matched-delete", "source.del"]
+        args += ["--when-matched-update", MERGE_UPDATE, "--when-not-matched-insert", MERGE_INSERT]
+        rc, err, killed = self.run_command(args, "\n".join(lines) + "\n")
+        if rc == 0:
+            with self.lock:
+                self.merges[(w, s)]["acked"] = True
+                self.groups[(w, s)]["acked"] = True
+                if inserts:
+                    self.targets.append((w, s))
+        elif not killed:
+            kind = self.note_failure("merge-del" if deleting else "upsert", err)
+            if kind in CONFLICTS:
+                with self.lock:
+                    self.merges[(w, s)]["conflict"] = True
+        return True
 
     def checkpoint(self):
         rc, err, killed = self.run_command(["checkpoint", self.table])
@@ -161,21 +276,38 @@ class Torture:
         s = 0
         while not self.stop.is_set():
             r = self.rng.random()
-            if r < 0.6:
+            kind = "append"
+            if r < 0.5:
+                pass
+            elif r < 0.62:
+                kind = "delete"
+                self.delete_doomed()
+            elif r < 0.74 and self.has_update:
+                kind = "update"
+                self.update(self.rng.randrange(self.workers))
+            elif r < 0.9 and self.has_merge:
+                kind = "upsert" if r < 0.83 else "merge-del"
+                if not self.merge(w, s + 1, kind == "merge-del"):
+                    kind = "append"
+                else:
+                    s += 1
+            else:
+                kind = "checkpoint"
+                self.checkpoint()
+            if kind == "append":
                 s += 1
                 self.append(w, s)
-                kind = "append"
-            elif r < 0.75:
-                self.delete_doomed()
-                kind = "delete"
-            elif r < 0.9 and self.has_update:
-                self.update(self.rng.randrange(self.workers))
-                kind = "update"
-            else:
-                self.checkpoint()
-                kind = "checkpoint"
             with self.lock:
                 self.ops[kind] += 1
+
+    def guarded(self, body, *args):
+        """Runs a thread's body; an exception in it fails the test instead of ending the thread
+        quietly."""
+        try:
+            body(*args)
+        except Exception as e:      # noqa: BLE001 (any failure of the harness is a failure)
+            self.errors.append(f"{body.__name__} thread failed: {e!r}")
+            self.stop.set()
 
     def killer(self):
         while not self.stop.is_set():
@@ -213,57 +345,155 @@ class Torture:
                  if n.endswith(".json") and n[:20].isdigit()]
         return max(int(n[:20]) for n in names)
 
-    def check_rows(self, t, label):
+    def ledger(self):
         with self.lock:
-            groups = {k: dict(v) for k, v in self.groups.items()}
-        ws = t["w"].to_pylist()
-        ss = t["s"].to_pylist()
-        iss = t["i"].to_pylist()
-        doomed = t["doomed"].to_pylist()
-        vals = t["val"].to_pylist()
-        seen = set()
+            return ({k: dict(v) for k, v in self.groups.items()},
+                    {k: dict(v) for k, v in self.merges.items()}, dict(self.reserved))
+
+    @staticmethod
+    def tags_of(hist, label, key):
+        parts = hist.split(";")
+        try:
+            if parts[-1] != "":
+                raise ValueError
+            return [tuple(int(x) for x in p.split(".")) for p in parts[:-1]]
+        except ValueError:
+            raise AssertionError(f"{label}: row {key} has hist {hist!r}, not merge tags")
+
+    def check_rows(self, t, label, prev=None):
+        """Checks one read against the ledger (and against `prev`, the State of an earlier
+        version, when given); returns its State."""
+        groups, merges, reserved = self.ledger()
+        rows = {}
         per_group = {}
-        for w, s, i, d, v in zip(ws, ss, iss, doomed, vals):
+        cols = [t[c].to_pylist() for c in ("w", "s", "i", "doomed", "val", "hist")]
+        for w, s, i, d, v, h in zip(*cols):
             key = (w, s, i)
-            if key in seen:
+            if key in rows:
                 raise AssertionError(f"{label}: row {key} appears twice")
-            seen.add(key)
             g = groups.get((w, s))
-            if g is None:
-                raise AssertionError(f"{label}: row {key} belongs to no append that was started")
-            if v is None or v < 0:
-                raise AssertionError(f"{label}: row {key} has val {v}")
+            if g is None or i is None or not 0 <= i < g["rows"]:
+                raise AssertionError(f"{label}: row {key} belongs to no append or merge that "
+                                     "was started")
+            if d != (i < g["doomed"]):
+                raise AssertionError(f"{label}: row {key} has doomed = {d}, written otherwise")
+            if v is None or v < 0 or h is None:
+                raise AssertionError(f"{label}: row {key} has val {v}, hist {h!r}")
+            tags = self.tags_of(h, label, key)
+            for m in tags:
+                if m not in merges or key not in merges[m]["updates"]:
+                    raise AssertionError(f"{label}: row {key} was changed by merge {m}, which "
+                                         "did not name it for update")
+            if len(set(tags)) != len(tags):
+                raise AssertionError(f"{label}: row {key} has a merge applied twice: {h!r}")
+            if v < len(tags):
+                raise AssertionError(f"{label}: row {key} has val {v} after {len(tags)} merges")
+            rows[key] = (v, tags)
             kept, gone = per_group.get((w, s), (0, 0))
             per_group[(w, s)] = (kept + (0 if d else 1), gone + (1 if d else 0))
-        for key, g in groups.items():
-            kept, doomed_present = per_group.get(key, (0, 0))
-            want_kept = g["rows"] - g["doomed"]
-            if kept not in (0, want_kept):
-                raise AssertionError(f"{label}: append {key} has {kept} of its {want_kept} kept "
-                                     "rows (an append is all or nothing)")
+
+        def anchored(w, s):     # an append's last row is kept and no merge deletes it
+            return (w, s, groups[(w, s)]["rows"] - 1) in rows
+
+        # Each merge is there or absent as a whole: every trace of it must agree.
+        status = {}
+        deleted = {}            # append -> its rows deleted by merges that are there
+        for m, e in merges.items():
+            there, absent = [], []
+            if e["inserts"]:
+                n = per_group.get(m, (0, 0))[0]
+                if n not in (0, e["inserts"]):
+                    raise AssertionError(f"{label}: merge {m} has {n} of its {e['inserts']} "
+                                         "inserted rows")
+                (there if n else absent).append("its inserted rows")
+            for k in e["updates"]:
+                if k in rows:
+                    (there if m in rows[k][1] else absent).append(f"its update of row {k}")
+            for k in e["deletes"]:
+                if anchored(k[0], k[1]):
+                    (absent if k in rows else there).append(f"its delete of row {k}")
+            if there and absent:
+                raise AssertionError(f"{label}: merge {m} is partial: {there[0]} is there, "
+                                     f"{absent[0]} is not")
+            status[m] = True if there else (False if absent else None)
+            if status[m] and e["conflict"]:
+                raise AssertionError(f"{label}: merge {m} failed with a conflict, yet "
+                                     f"{there[0]} is there")
+            if status[m]:
+                for k in e["deletes"]:
+                    deleted[k[:2]] = deleted.get(k[:2], 0) + 1
+
+        for (w, s), g in groups.items():
+            if g["merge"]:
+                continue
+            kept, doomed_present = per_group.get((w, s), (0, 0))
+            if anchored(w, s):
+                want_kept = g["rows"] - g["doomed"] - deleted.get((w, s), 0)
+                if kept != want_kept:
+                    raise AssertionError(f"{label}: append {(w, s)} has {kept} of its "
+                                         f"{want_kept} kept rows (an append is all or nothing)")
+            elif kept or doomed_present:
+                raise AssertionError(f"{label}: append {(w, s)} lost its last row only")
             if doomed_present not in (0, g["doomed"]):
-                raise AssertionError(f"{label}: append {key} has {doomed_present} of its "
+                raise AssertionError(f"{label}: append {(w, s)} has {doomed_present} of its "
                                      f"{g['doomed']} doomed rows (a delete takes all or none)")
-            if kept == 0 and doomed_present > 0:
-                raise AssertionError(f"{label}: append {key} lost its kept rows only")
-        return groups, per_group
+
+        state = State(label, rows, status)
+        if prev is not None:
+            self.compare(prev, state, groups, reserved)
+        return state
+
+    @staticmethod
+    def compare(a, b, groups, reserved):
+        """Checks that version b, read later than version a, only moved forward from it
+        (`groups` and `reserved`: the ledger as of the later of the two reads)."""
+        for key, (v, tags) in a.rows.items():
+            now = b.rows.get(key)
+            if now is None:
+                if key[2] >= groups[key[:2]]["doomed"] and key not in reserved:
+                    raise AssertionError(f"row {key} of {a.label} is gone from {b.label}")
+                continue
+            if now[0] < v:
+                raise AssertionError(f"row {key} has val {v} in {a.label} but {now[0]} in "
+                                     f"{b.label} (an update was lost)")
+            if now[1][:len(tags)] != tags:
+                raise AssertionError(f"row {key} has merges {tags} in {a.label} but {now[1]} "
+                                     f"in {b.label} (a merge was lost)")
+        for key in b.rows.keys() - a.rows.keys():
+            w, s = key[:2]
+            if (w, s, groups[(w, s)]["rows"] - 1) in a.rows:
+                raise AssertionError(f"row {key} is back in {b.label}, absent from {a.label} "
+                                     "beside the rest of its append")
+        for m, there in a.status.items():
+            if there and b.status.get(m) is False:
+                raise AssertionError(f"merge {m} is there in {a.label}, not in {b.label}")
 
     def verify(self, sample):
         try:
-            # Appends acknowledged before the read must be in it.
+            # Appends and merges acknowledged before the read must be in it.
             with self.lock:
-                acked = {k for k, g in self.groups.items() if g["acked"]}
+                acked = {k for k, g in self.groups.items() if g["acked"] and not g["merge"]}
+                acked_merges = {k for k, e in self.merges.items() if e["acked"]}
             latest = self.latest_version()
             t = self.read_version()
-            groups, per_group = self.check_rows(t, "latest")
-            for key, g in groups.items():
-                if key in acked and g["rows"] > g["doomed"] and per_group.get(key, (0, 0))[0] == 0:
+            now = self.check_rows(t, "the latest version")
+            with self.lock:
+                last_row = {k: self.groups[k]["rows"] - 1 for k in acked}
+            for key in acked:
+                if (*key, last_row[key]) not in now.rows:
                     raise AssertionError(f"acknowledged append {key} is missing from the latest "
+                                         "version")
+            for m in acked_merges:
+                if not now.status[m]:
+                    raise AssertionError(f"acknowledged merge {m} is missing from the latest "
                                          "version")
             versions = {latest, max(latest - 1, 0)}
             versions.update(self.rng.randint(0, latest) for _ in range(sample))
+            prev = None
             for v in sorted(versions):
-                self.check_rows(self.read_version(v), f"version {v}")
+                prev = self.check_rows(self.read_version(v), f"version {v}", prev)
+            groups, _, reserved = self.ledger()
+            self.compare(prev, now, groups, reserved)
             if self.tree_digest(self.sentinel) != self.sentinel_digest:
                 raise AssertionError("files beside the table changed")
             stray = set(os.listdir(self.root)) - {"table", "sentinel", "scratch"}
@@ -288,9 +518,10 @@ class Torture:
             step = len(older) / (max_versions - newest)
             versions = sorted({older[int(i * step)] for i in range(max_versions - newest)}
                               | set(versions[-newest:]))
+        prev = None
         for v in versions:
             try:
-                self.check_rows(self.read_version(v), f"version {v}")
+                prev = self.check_rows(self.read_version(v), f"version {v}", prev)
                 self.versions_verified += 1
             except AssertionError as e:
                 self.errors.append(str(e))
@@ -316,10 +547,12 @@ def main():
     t = Torture(os.path.abspath(args.cli), root, args.workers, args.seed)
     print(f"torture: seed {args.seed}, {args.workers} workers, {args.seconds:.0f} s, in {root}"
           f" (delete: {'command' if t.has_delete else 'replaceWhere'},"
-          f" update: {'yes' if t.has_update else 'no'})", flush=True)
+          f" update: {'yes' if t.has_update else 'no'},"
+          f" merge: {'yes' if t.has_merge else 'no'})", flush=True)
     t.setup()
-    threads = [threading.Thread(target=t.worker, args=(w,)) for w in range(args.workers)]
-    threads.append(threading.Thread(target=t.killer))
+    threads = [threading.Thread(target=t.guarded, args=(t.worker, w))
+               for w in range(args.workers)]
+    threads.append(threading.Thread(target=t.guarded, args=(t.killer,)))
     for th in threads:
         th.start()
     deadline = time.monotonic() + args.seconds
@@ -329,9 +562,11 @@ def main():
     for th in threads:
         th.join()
     latest = t.final_check(args.final_versions) if not t.errors else -1
-    acked = sum(1 for g in t.groups.values() if g["acked"])
+    acked = sum(1 for g in t.groups.values() if g["acked"] and not g["merge"])
+    acked_merges = sum(1 for e in t.merges.values() if e["acked"])
     print(f"torture: {sum(t.ops.values())} operations {t.ops}, {t.kills} kills, "
-          f"{acked} acknowledged appends, {latest + 1} versions, "
+          f"{acked} acknowledged appends, {acked_merges} acknowledged merges, "
+          f"{latest + 1} versions, "
           f"{t.versions_verified} version reads verified in {t.checks} checks; "
           f"clean failures: {t.failed_ops or 'none'}")
     if t.errors:

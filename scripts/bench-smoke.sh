@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs each benchmark once at a tiny size in a temporary directory. Their correctness checks
 # (live-file counts, scan row counts and checksums, committed versions and row counts of the
-# appends, row counts and sums after updates and deletes, deltacpp and delta-rs alike) fail this
-# script; the timings are not judged.
+# appends, row counts and sums after updates, deletes and merges, deltacpp and delta-rs alike)
+# fail this script; the timings are not judged.
 set -euo pipefail
 BUILD="${1:-build}"
 cd "$(dirname "$0")/.."
@@ -25,4 +25,7 @@ trap 'rm -rf "$TMP"' EXIT
 # DELETE and UPDATE against delta-rs: every run's table is checked.
 .venv/bin/python bench/dml_bench.py --cli "$BUILD/deltacpp" --rows 40000 --files 4 --runs 1 \
   --dir "$TMP/dml"
+# MERGE against delta-rs: every run's table and reported row counts are checked.
+.venv/bin/python bench/merge_bench.py --cli "$BUILD/deltacpp" --rows 40000 --files 4 --runs 1 \
+  --dir "$TMP/merge"
 echo "bench-smoke: OK"

@@ -29,3 +29,6 @@ done
 echo
 .venv/bin/python bench/dml_bench.py --cli "$BUILD/deltacpp" --rows 10000000 --files 40 \
   --runs "$RUNS" --dir "$DATA/dml" --json "$DATA/dml.json"
+echo
+.venv/bin/python bench/merge_bench.py --cli "$BUILD/deltacpp" --rows 10000000 --files 40 \
+  --runs "$RUNS" --dir "$DATA/merge" --json "$DATA/merge.json"

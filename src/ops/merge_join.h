@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 namespace deltacpp::internal {
@@ -21,6 +21,13 @@ bool IsJoinKeyType(const arrow::DataType& type);
 /// The source rows by key. Keys are the values of one or more key columns; a row with a NULL in
 /// any key matches nothing (SQL `=`). Without key columns every row is under one key, so every
 /// probe returns every row (a join on a condition without equalities).
+///
+/// An open-addressing table (linear probing, at most half full) of key -> first row with it;
+/// rows with equal keys are chained in row order. Keys whose columns are all fixed width and
+/// fit in 8 bytes together (one integer, date or timestamp column, the common case) are packed
+/// into a 64-bit word and compared as such; other keys are encoded to bytes (strings with their
+/// length) kept in one buffer, and compared by hash, then bytes. Probe is const and may run on
+/// several threads at once.
 class JoinKeyIndex {
  public:
   /// Indexes `num_rows` rows whose keys are `keys` (one array per key column, IsJoinKeyType).
@@ -37,8 +44,27 @@ class JoinKeyIndex {
   int64_t num_indexed() const { return num_indexed_; }
 
  private:
-  std::unordered_map<std::string, int64_t> first_;  ///< key -> first row with it
-  std::vector<int64_t> next_;                       ///< row -> next row with its key, or -1
+  struct Slot {
+    uint64_t key;   ///< the packed key, or the hash of the encoded key
+    int64_t first;  ///< first row with the key; -1: empty slot
+  };
+  /// Encoded keys of a batch of rows: packed words, or hashes plus bytes.
+  struct Encoded;
+  static arrow::Status Encode(const std::vector<std::shared_ptr<arrow::Array>>& keys,
+                              int64_t num_rows, bool packed, Encoded* out);
+  /// The slot holding the key `word` (packed, else the hash of `bytes`, its encoding), or the
+  /// empty slot where it would go.
+  size_t Find(uint64_t word, std::string_view bytes) const;
+  /// The encoded bytes of `row` of `batch` (empty in the packed form).
+  static std::string_view BytesOf(const Encoded& batch, int64_t row);
+
+  bool packed_ = true;
+  std::vector<Slot> slots_;
+  uint64_t mask_ = 0;
+  std::vector<int64_t> next_;  ///< row -> next row with its key, or -1
+  /// Encoded keys of the indexed rows (the byte form only).
+  std::vector<int64_t> key_offsets_;
+  std::string key_bytes_;
   int64_t num_indexed_ = 0;
 };
 

@@ -233,8 +233,10 @@ arrow::Status JoinKeyIndex::Encode(const std::vector<std::shared_ptr<arrow::Arra
   return arrow::Status::OK();
 }
 
+uint64_t JoinKeyIndex::HashOf(uint64_t word) const { return packed_ ? Mix(word) : word; }
+
 size_t JoinKeyIndex::Find(uint64_t word, std::string_view bytes) const {
-  size_t i = (packed_ ? Mix(word) : word) & mask_;
+  size_t i = HashOf(word) & mask_;
   for (;; i = (i + 1) & mask_) {
     const Slot& slot = slots_[i];
     if (slot.first < 0) return i;
@@ -273,8 +275,14 @@ arrow::Result<JoinKeyIndex> JoinKeyIndex::Build(
     index.key_offsets_ = std::move(encoded.offsets);
     index.key_bytes_ = std::move(encoded.bytes);
   }
-  std::vector<int64_t> last(capacity, -1);  // slot -> last row with its key so far
-  for (int64_t row = 0; row < num_rows; ++row) {
+  // A bit per word of the filter, set for every indexed key's hash: most probes of keys the
+  // source lacks stop at one bit of a small array instead of a slot of the large table.
+  size_t filter_bits = 64;
+  while (filter_bits < 8 * static_cast<size_t>(num_rows)) filter_bits *= 2;
+  index.filter_.assign(filter_bits / 64, 0);
+  index.filter_mask_ = filter_bits - 1;
+  // Rows go in last to first, each at the head of its key's chain: chains in row order.
+  for (int64_t row = num_rows - 1; row >= 0; --row) {
     if (!encoded.valid[row]) continue;
     ++index.num_indexed_;
     std::string_view bytes;
@@ -283,14 +291,11 @@ arrow::Result<JoinKeyIndex> JoinKeyIndex::Build(
                                static_cast<size_t>(index.key_offsets_[row + 1] -
                                                    index.key_offsets_[row]));
     }
-    const size_t i = index.Find(encoded.words[row], bytes);
-    Slot& slot = index.slots_[i];
-    if (slot.first < 0) {
-      slot = Slot{encoded.words[row], row};
-    } else {
-      index.next_[last[i]] = row;
-    }
-    last[i] = row;
+    const uint64_t hash = index.HashOf(encoded.words[row]);
+    index.filter_[(hash >> 32 & index.filter_mask_) / 64] |= uint64_t{1} << ((hash >> 32) % 64);
+    Slot& slot = index.slots_[index.Find(encoded.words[row], bytes)];
+    if (slot.first >= 0) index.next_[row] = slot.first;
+    slot = Slot{encoded.words[row], row};
   }
   return index;
 }
@@ -301,15 +306,15 @@ arrow::Status JoinKeyIndex::Probe(const std::vector<std::shared_ptr<arrow::Array
   Encoded encoded;
   ARROW_RETURN_NOT_OK(Encode(keys, num_rows, packed_, &encoded));
   // The table is larger than the caches when the source is large: fetch the slot of a row a
-  // few rows ahead while this one is looked up.
+  // few rows ahead while this one is looked up (and the filter rules most misses out).
   constexpr int64_t kAhead = 16;
-  auto slot_of = [&](int64_t row) {
-    const uint64_t word = encoded.words[row];
-    return (packed_ ? Mix(word) : word) & mask_;
-  };
   for (int64_t row = 0; row < num_rows; ++row) {
-    if (row + kAhead < num_rows) __builtin_prefetch(&slots_[slot_of(row + kAhead)]);
+    if (row + kAhead < num_rows) {
+      __builtin_prefetch(&slots_[HashOf(encoded.words[row + kAhead]) & mask_]);
+    }
     if (!encoded.valid[row]) continue;
+    const uint64_t hash = HashOf(encoded.words[row]);
+    if (!(filter_[(hash >> 32 & filter_mask_) / 64] >> ((hash >> 32) % 64) & 1)) continue;
     const Slot& slot = slots_[Find(encoded.words[row], BytesOf(encoded, row))];
     for (int64_t r = slot.first; r >= 0; r = next_[r]) emit(row, r);
   }

@@ -26,8 +26,9 @@ bool IsJoinKeyType(const arrow::DataType& type);
 /// rows with equal keys are chained in row order. Keys whose columns are all fixed width and
 /// fit in 8 bytes together (one integer, date or timestamp column, the common case) are packed
 /// into a 64-bit word and compared as such; other keys are encoded to bytes (strings with their
-/// length) kept in one buffer, and compared by hash, then bytes. Probe is const and may run on
-/// several threads at once.
+/// length) kept in one buffer, and compared by hash, then bytes. A bit array of 8 bits per
+/// indexed row (one bit per key, by hash) is checked before the table: most probe keys the
+/// source lacks cost one look at it. Probe is const and may run on several threads at once.
 class JoinKeyIndex {
  public:
   /// Indexes `num_rows` rows whose keys are `keys` (one array per key column, IsJoinKeyType).
@@ -52,6 +53,8 @@ class JoinKeyIndex {
   struct Encoded;
   static arrow::Status Encode(const std::vector<std::shared_ptr<arrow::Array>>& keys,
                               int64_t num_rows, bool packed, Encoded* out);
+  /// The hash of a key word (the word is the hash in the byte form).
+  uint64_t HashOf(uint64_t word) const;
   /// The slot holding the key `word` (packed, else the hash of `bytes`, its encoding), or the
   /// empty slot where it would go.
   size_t Find(uint64_t word, std::string_view bytes) const;
@@ -62,6 +65,9 @@ class JoinKeyIndex {
   std::vector<Slot> slots_;
   uint64_t mask_ = 0;
   std::vector<int64_t> next_;  ///< row -> next row with its key, or -1
+  /// One bit per hash value (high bits of the hash, modulo its size) of the indexed keys.
+  std::vector<uint64_t> filter_;
+  uint64_t filter_mask_ = 0;
   /// Encoded keys of the indexed rows (the byte form only).
   std::vector<int64_t> key_offsets_;
   std::string key_bytes_;

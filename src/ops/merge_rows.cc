@@ -132,6 +132,9 @@ struct MergePlan {
   MergeSides sides;
   arrow::compute::Expression on_match;  // TRUE where ON is TRUE, bound to sides.pair
   std::vector<JoinKey> keys;
+  /// True when ON is the key equalities and nothing else: rows with equal keys match, no
+  /// further check of the pairs.
+  bool on_is_keys = false;
   /// ON conjuncts over target columns alone, as SQL over the table's columns.
   std::vector<std::string> target_only;
   std::vector<BoundClause> clauses;
@@ -377,7 +380,8 @@ arrow::Result<MergePlan> Prepare(const Snapshot& snapshot,
   }
   const auto target_side = arrow::schema({s.pair->field(0)});
   const auto source_side = arrow::schema({s.pair->field(1)});
-  for (const auto& conjunct : SplitConjuncts(*qualified)) {
+  const auto conjuncts = SplitConjuncts(*qualified);
+  for (const auto& conjunct : conjuncts) {
     bool target = false;
     bool source = false;
     SidesNamed(*conjunct, s, &target, &source);
@@ -415,6 +419,7 @@ arrow::Result<MergePlan> Prepare(const Snapshot& snapshot,
     }
     plan.keys.push_back(std::move(key));
   }
+  plan.on_is_keys = !plan.keys.empty() && plan.keys.size() == conjuncts.size();
   ARROW_ASSIGN_OR_RAISE(plan.clauses, BindClauses(clauses, s, schema_evolution, context));
   // Inserted rows get identity values from one sequence, so every insert clause must leave out
   // the same identity columns.
@@ -784,6 +789,7 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
     }
     ARROW_ASSIGN_OR_RAISE(op, StartRowLevelOperation(table, "", "MERGE", filter, options_,
                                                      plan.sides.target));
+    op.parallelism = parallelism_;
     if (op.snapshot->version() == latest->version()) break;
     (void)op.rewriter->Abort();
     if (attempt == 2) {
@@ -798,15 +804,29 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
 
   MergeMetrics metrics;
   metrics.num_source_rows = num_source;
-  std::vector<bool> source_matched(num_source, false);
-  auto& rewriter = *op.rewriter;
   InsertWriter inserts(table, op.snapshot, plan.sides.target);
   std::chrono::steady_clock::duration rewrite_time{};
   const auto& target_field = plan.sides.pair->field(0);
+  std::vector<size_t> all(op.candidates.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  // Files are joined and changed in lanes (ForEachCandidateInLanes); what the per-file work
+  // accumulates is kept per lane and combined after.
+  struct LaneState {
+    std::vector<uint8_t> source_matched;  // 1: the source row matched a target row
+    MergeMetrics counts;                  // the rows each kind of clause updated and deleted
+    std::chrono::steady_clock::duration rewrite_time{};
+  };
+  const int lanes = ChooseLanes(op, all);
+  std::vector<LaneState> lane_states(lanes);
+  for (auto& l : lane_states) l.source_matched.assign(num_source, 0);
 
-  auto merge_file = [&](size_t i, FileRows file) -> arrow::Status {
+  auto merge_file = [&](int lane, size_t i, FileRows file) -> arrow::Status {
     const int64_t n = file.rows->num_rows();
     if (n == 0) return arrow::Status::OK();
+    auto& rewriter = op.rewriter->lane(lane);
+    auto& source_matched = lane_states[lane].source_matched;
+    auto& counts = lane_states[lane].counts;
+    auto& lane_rewrite_time = lane_states[lane].rewrite_time;
     const std::string& path = op.candidate_paths[i];
     ARROW_ASSIGN_OR_RAISE(auto target_side, SideRows(target_field, file.rows));
     std::vector<std::shared_ptr<arrow::Array>> target_keys;
@@ -823,6 +843,13 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
     std::vector<int64_t> cs;
     auto flush = [&]() -> arrow::Status {
       if (ct.empty()) return arrow::Status::OK();
+      if (plan.on_is_keys) {
+        match_t.insert(match_t.end(), ct.begin(), ct.end());
+        match_s.insert(match_s.end(), cs.begin(), cs.end());
+        ct.clear();
+        cs.clear();
+        return arrow::Status::OK();
+      }
       ARROW_ASSIGN_OR_RAISE(auto t_rows, TakeRows(file.rows, ct));
       ARROW_ASSIGN_OR_RAISE(auto s_rows, TakeRows(source, cs));
       ARROW_ASSIGN_OR_RAISE(auto pairs, PairRows(plan.sides, t_rows, s_rows,
@@ -855,7 +882,7 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
     std::vector<int32_t> matches(n, 0);
     for (size_t k = 0; k < match_t.size(); ++k) {
       ++matches[match_t[k]];
-      source_matched[match_s[k]] = true;
+      source_matched[match_s[k]] = 1;
     }
     if (!has_matched && !has_by_source) return arrow::Status::OK();
     if (has_matched && !duplicates_allowed) {
@@ -926,7 +953,7 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
       }
     }
     if (taken.empty()) {
-      rewrite_time += std::chrono::steady_clock::now() - t0;
+      lane_rewrite_time += std::chrono::steady_clock::now() - t0;
       return arrow::Status::OK();
     }
     std::vector<bool> drop(n, false);
@@ -939,13 +966,13 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
       const auto count = static_cast<int64_t>(entry.target_rows.size());
       if (clause.action == Action::kDelete) {
         for (int64_t r : entry.target_rows) drop[r] = true;
-        (by_source ? metrics.num_target_rows_not_matched_by_source_deleted
-                   : metrics.num_target_rows_matched_deleted) += count;
+        (by_source ? counts.num_target_rows_not_matched_by_source_deleted
+                   : counts.num_target_rows_matched_deleted) += count;
         continue;
       }
       for (int64_t r : entry.target_rows) replace[r] = true;
-      (by_source ? metrics.num_target_rows_not_matched_by_source_updated
-                 : metrics.num_target_rows_matched_updated) += count;
+      (by_source ? counts.num_target_rows_not_matched_by_source_updated
+                 : counts.num_target_rows_matched_updated) += count;
       ARROW_ASSIGN_OR_RAISE(auto pairs, TakeRows(entry.pairs, entry.pair_rows));
       ARROW_ASSIGN_OR_RAISE(auto base, TakeRows(file.rows, entry.target_rows));
       auto rows = NewRows(plan, clause, pairs, base, nullptr, snapshot, context);
@@ -962,8 +989,9 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
       ARROW_RETURN_NOT_OK(rewriter.Delete(file, *drop_mask));
     } else {
       // The rewriter takes the new rows in the order of the rows they replace.
-      ARROW_ASSIGN_OR_RAISE(auto all, arrow::Table::FromRecordBatches(rewriter.schema(), updated));
-      ARROW_ASSIGN_OR_RAISE(auto combined, all->CombineChunksToBatch());
+      ARROW_ASSIGN_OR_RAISE(auto changed,
+                            arrow::Table::FromRecordBatches(rewriter.schema(), updated));
+      ARROW_ASSIGN_OR_RAISE(auto combined, changed->CombineChunksToBatch());
       std::vector<int64_t> order(updated_rows.size());
       std::iota(order.begin(), order.end(), int64_t{0});
       std::sort(order.begin(), order.end(),
@@ -971,7 +999,7 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
       ARROW_ASSIGN_OR_RAISE(auto new_rows, TakeRows(combined, order));
       ARROW_RETURN_NOT_OK(rewriter.Change(file, *drop_mask, *replace_mask, new_rows));
     }
-    rewrite_time += std::chrono::steady_clock::now() - t0;
+    lane_rewrite_time += std::chrono::steady_clock::now() - t0;
     return arrow::Status::OK();
   };
 
@@ -980,7 +1008,9 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
     if (!has_not_matched) return arrow::Status::OK();
     std::vector<int64_t> unmatched;
     for (int64_t r = 0; r < num_source; ++r) {
-      if (!source_matched[r]) unmatched.push_back(r);
+      bool matched = false;
+      for (const auto& l : lane_states) matched = matched || l.source_matched[r];
+      if (!matched) unmatched.push_back(r);
     }
     const auto t0 = std::chrono::steady_clock::now();
     for (size_t from = 0; from < unmatched.size(); from += kChunkRows) {
@@ -1009,11 +1039,22 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
   };
 
   auto run = [&]() -> arrow::Status {
-    std::vector<size_t> all(op.candidates.size());
-    std::iota(all.begin(), all.end(), size_t{0});
     if (num_source > 0 || has_by_source) {
-      ARROW_RETURN_NOT_OK(ForEachCandidateRead(op, all, merge_file));
+      ARROW_RETURN_NOT_OK(ForEachCandidateInLanes(op, all, lanes, merge_file));
     }
+    // The lanes' rewrite time ran side by side: the time of an average lane counts, so that
+    // scan and rewrite times add up to the execution time.
+    std::chrono::steady_clock::duration lanes_time{};
+    for (const auto& l : lane_states) {
+      lanes_time += l.rewrite_time;
+      metrics.num_target_rows_matched_updated += l.counts.num_target_rows_matched_updated;
+      metrics.num_target_rows_matched_deleted += l.counts.num_target_rows_matched_deleted;
+      metrics.num_target_rows_not_matched_by_source_updated +=
+          l.counts.num_target_rows_not_matched_by_source_updated;
+      metrics.num_target_rows_not_matched_by_source_deleted +=
+          l.counts.num_target_rows_not_matched_by_source_deleted;
+    }
+    rewrite_time += lanes_time / lanes;
     return insert_unmatched();
   };
   auto run_status = run();

@@ -74,8 +74,9 @@ arrow::Status ForEachCandidateInLanes(
     const RowLevelOperation& op, const std::vector<size_t>& candidate_indexes, int lanes,
     const std::function<arrow::Status(int lane, size_t index, FileRows file)>& each) {
   if (lanes <= 1 || candidate_indexes.size() < 2) {
-    return ForEachCandidateRead(op, candidate_indexes,
-                                [&](size_t index, FileRows file) { return each(0, index, std::move(file)); });
+    return ForEachCandidateRead(op, candidate_indexes, [&](size_t index, FileRows file) {
+      return each(0, index, std::move(file));
+    });
   }
   ARROW_RETURN_NOT_OK(op.rewriter->MakeLanes(lanes));
   std::atomic<size_t> next{0};

@@ -1,12 +1,13 @@
-// DELETE and UPDATE rewriting several files at once (Parallelism(n)): the table, the metrics
-// and the change data are those of the same operation done one file at a time, and a failure
-// in one lane leaves nothing behind.
+// DELETE, UPDATE and MERGE changing several files at once (Parallelism(n)): the table, the
+// metrics and the change data are those of the same operation done one file at a time, and a
+// failure in one lane leaves nothing behind.
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "deltacpp/api.h"
 #include "deltacpp/ops/delete.h"
+#include "deltacpp/ops/merge.h"
 #include "deltacpp/ops/update.h"
 #include "ops/dml_test_util.h"
 #include "ops/ops_test_util.h"
@@ -130,6 +131,109 @@ TEST_P(DmlLanesTest, AFailingLaneLeavesNothing) {
   ASSERT_FALSE(deleted.ok());
   EXPECT_NE(deleted.status().message().find("part=p2/"), std::string::npos)
       << deleted.status().ToString();
+  EXPECT_EQ(testing::LogListing(root), log_before);
+  EXPECT_EQ(DataFiles(root), ReferencedFiles(root));
+  EXPECT_TRUE(testing::DeletionVectorFiles(root).empty());
+  EXPECT_TRUE(testing::ChangeDataFiles(root).empty());
+}
+
+// A source for MergeAll: ids with id % 5 = 1 (renamed 'u'), id % 5 = 3 (del = true) and the new
+// ids 100..103 in parts p0..p3.
+std::shared_ptr<arrow::RecordBatchReader> MergeSource() {
+  arrow::Int64Builder ids;
+  arrow::StringBuilder names;
+  arrow::StringBuilder parts;
+  arrow::BooleanBuilder dels;
+  auto add = [&](int64_t id, const std::string& part, bool del) {
+    EXPECT_TRUE(ids.Append(id).ok());
+    EXPECT_TRUE(names.Append("u").ok());
+    EXPECT_TRUE(parts.Append(part).ok());
+    EXPECT_TRUE(dels.Append(del).ok());
+  };
+  // Source rows in an order of their own, not the target's.
+  for (int p = 3; p >= 0; --p) {
+    for (int k = 9; k >= 0; --k) {
+      if (k % 5 == 1 || k % 5 == 3) add(20 * p + k, "p" + std::to_string(p), k % 5 == 3);
+    }
+    add(100 + p, "p" + std::to_string(p), false);
+  }
+  auto schema = arrow::schema({arrow::field("id", arrow::int64()),
+                               arrow::field("name", arrow::utf8()),
+                               arrow::field("part", arrow::utf8()),
+                               arrow::field("del", arrow::boolean())});
+  const int64_t rows = ids.length();
+  auto batch = arrow::RecordBatch::Make(
+      schema, rows,
+      {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie(), parts.Finish().ValueOrDie(),
+       dels.Finish().ValueOrDie()});
+  return arrow::RecordBatchReader::Make({batch}, schema).ValueOrDie();
+}
+
+// Every kind of clause: matched update and delete, not matched insert, not matched by source
+// delete (id % 5 = 4).
+arrow::Result<MergeMetrics> MergeAll(const std::string& root, int parallelism) {
+  return MergeBuilder(root, MergeSource())
+      .TargetAlias("t")
+      .SourceAlias("s")
+      .On("t.id = s.id")
+      .WhenMatchedDelete("s.del")
+      .WhenMatchedUpdate(std::nullopt, {{"name", "s.name"}})
+      .WhenNotMatchedInsert(std::nullopt, {{"id", "s.id"}, {"name", "'new'"}, {"part", "s.part"}})
+      .WhenNotMatchedBySourceDelete("t.id % 5 = 4")
+      .Parallelism(parallelism)
+      .Execute();
+}
+
+std::multiset<std::string> ExpectedAfterMerge() {
+  std::multiset<std::string> out;
+  for (int p = 0; p < 4; ++p) {
+    const std::string part = "p" + std::to_string(p);
+    for (int k = 0; k < 10; ++k) {
+      const int id = 20 * p + k;
+      if (k % 5 == 3 || k % 5 == 4) continue;
+      out.insert(std::to_string(id) + (k % 5 == 1 ? "|u|" : "|n" + std::to_string(id) + "|") +
+                 part);
+    }
+    out.insert(std::to_string(100 + p) + "|new|" + part);
+  }
+  return out;
+}
+
+TEST_P(DmlLanesTest, MergeInLanesEqualsMergeOneFileAtATime) {
+  const auto one = MakeTable(dir_, "one", GetParam());
+  const auto lanes = MakeTable(dir_, "lanes", GetParam());
+  auto serial = MergeAll(one, 1);
+  auto parallel = MergeAll(lanes, 3);
+  ASSERT_TRUE(serial.ok()) << serial.status().ToString();
+  ASSERT_TRUE(parallel.ok()) << parallel.status().ToString();
+  EXPECT_EQ(ReadRows(one), ExpectedAfterMerge());
+  EXPECT_EQ(ReadRows(lanes), ExpectedAfterMerge());
+  EXPECT_EQ(parallel->num_target_rows_matched_updated, 8);
+  EXPECT_EQ(parallel->num_target_rows_matched_deleted, 8);
+  EXPECT_EQ(parallel->num_target_rows_not_matched_by_source_deleted, 8);
+  EXPECT_EQ(parallel->num_target_rows_inserted, 4);
+  EXPECT_EQ(parallel->num_source_rows, serial->num_source_rows);
+  EXPECT_EQ(parallel->num_target_rows_updated, serial->num_target_rows_updated);
+  EXPECT_EQ(parallel->num_target_rows_deleted, serial->num_target_rows_deleted);
+  EXPECT_EQ(parallel->num_target_rows_copied, serial->num_target_rows_copied);
+  EXPECT_EQ(parallel->num_target_files_removed, serial->num_target_files_removed);
+  EXPECT_EQ(parallel->num_target_deletion_vectors_added,
+            serial->num_target_deletion_vectors_added);
+  const auto changes = ChangeRows(lanes, ReadCommitFile(lanes, 9));
+  EXPECT_EQ(changes, ChangeRows(one, ReadCommitFile(one, 9)));
+  // Pre- and post-images of 8 updates, 16 deletes, 4 inserts.
+  EXPECT_EQ(changes.size(), HasFeed(GetParam()) ? 36u : 0u);
+  ExpectNoStrayFiles(lanes, 9);
+}
+
+TEST_P(DmlLanesTest, AFailingMergeLaneLeavesNothing) {
+  const auto root = MakeTable(dir_, "t", GetParam());
+  ASSERT_EQ(testing::SpoilDataFiles(root, "part=p1/"), 2);
+  const auto log_before = testing::LogListing(root);
+  auto merged = MergeAll(root, 3);
+  ASSERT_FALSE(merged.ok());
+  EXPECT_NE(merged.status().message().find("part=p1/"), std::string::npos)
+      << merged.status().ToString();
   EXPECT_EQ(testing::LogListing(root), log_before);
   EXPECT_EQ(DataFiles(root), ReferencedFiles(root));
   EXPECT_TRUE(testing::DeletionVectorFiles(root).empty());

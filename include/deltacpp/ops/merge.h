@@ -185,6 +185,13 @@ class MergeBuilder {
     schema_evolution_ = enabled;
     return *this;
   }
+  /// Target files joined and changed at once, each on a thread of its own (0, the default: one
+  /// per hardware thread, at most 4, when the files to read hold 64 MiB or more, else 1). Each
+  /// lane writes its own new files.
+  MergeBuilder& Parallelism(int files) {
+    parallelism_ = files;
+    return *this;
+  }
   MergeBuilder& Options(TransactionOptions options) {
     options_ = std::move(options);
     return *this;
@@ -213,6 +220,7 @@ class MergeBuilder {
   std::optional<std::string> on_;
   std::vector<MergeClause> clauses_;
   bool schema_evolution_ = false;
+  int parallelism_ = 0;
   TransactionOptions options_;
 };
 

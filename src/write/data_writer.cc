@@ -11,6 +11,7 @@
 #include <parquet/properties.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -42,6 +43,11 @@ constexpr int64_t kMaxRowGroupBytes = 64LL << 20;
 constexpr int64_t kMaxBufferedBytes = 256LL << 20;
 // Files open at the same time; beyond it the least recently written file is finished.
 constexpr size_t kMaxOpenFiles = 128;
+// Parquet's dictionary page limit (the writer properties' default): a column chunk whose
+// dictionary grows past it falls back to plain encoding, after the work of building it.
+constexpr double kDictionaryLimitBytes = 1024.0 * 1024.0;
+// Rows of a file's first batch looked at to choose its columns' encodings.
+constexpr int64_t kEncodingSampleRows = 32 * 1024;
 constexpr char kHiveDefaultPartition[] = "__HIVE_DEFAULT_PARTITION__";
 constexpr int kRandomPrefixLength = 2;
 
@@ -79,6 +85,33 @@ bool IsNestedType(const arrow::DataType& type) {
   return type.id() == arrow::Type::STRUCT || type.id() == arrow::Type::LIST ||
          type.id() == arrow::Type::LARGE_LIST || type.id() == arrow::Type::MAP ||
          type.id() == arrow::Type::FIXED_SIZE_LIST;
+}
+
+// Top-level fixed-width columns of `batch` (4 bytes wide or more) whose first rows hold more
+// distinct values than a uniform draw from a domain that just fills a dictionary page would
+// give: their dictionary would outgrow the page and fall back to plain encoding, or (values
+// nearly all distinct) be larger than the plain values. Their names; empty for small batches.
+std::vector<std::string> PlainEncodedColumns(const arrow::RecordBatch& batch) {
+  const int64_t n = std::min(batch.num_rows(), kEncodingSampleRows);
+  std::vector<std::string> out;
+  if (n < 1024) return out;
+  for (int i = 0; i < batch.num_columns(); ++i) {
+    const auto& type = *batch.column(i)->type();
+    if (!arrow::is_fixed_width(type.id()) || arrow::is_nested(type.id()) ||
+        type.id() == arrow::Type::DICTIONARY) {
+      continue;
+    }
+    const int width = static_cast<const arrow::FixedWidthType&>(type).bit_width() / 8;
+    if (width < 4) continue;  // at most 65,536 values: a dictionary always fits
+    auto distinct = arrow::compute::CallFunction("count_distinct", {batch.column(i)->Slice(0, n)});
+    if (!distinct.ok()) continue;
+    const double count = static_cast<double>(
+        std::static_pointer_cast<arrow::Int64Scalar>(distinct->scalar())->value);
+    const double domain = kDictionaryLimitBytes / width;
+    const double expected = domain * (1.0 - std::exp(-static_cast<double>(n) / domain));
+    if (count > expected) out.push_back(batch.schema()->field(i)->name());
+  }
+  return out;
 }
 
 // Refuses the void placements the protocol forbids in data files.
@@ -260,7 +293,9 @@ class DataWriterImpl final : public DataWriter {
   arrow::Status RegisterNewGroups();
   Partition* GetPartition(const PartitionKey& key);
   arrow::Status Append(Partition* partition, const std::shared_ptr<arrow::RecordBatch>& batch);
-  arrow::Result<std::unique_ptr<OpenFile>> OpenNewFile(const Partition& partition);
+  /// A new file of `partition`, whose first rows are `first` (they choose its encodings).
+  arrow::Result<std::unique_ptr<OpenFile>> OpenNewFile(const Partition& partition,
+                                                       const arrow::RecordBatch& first);
   arrow::Status WritePending(OpenFile* file);
   arrow::Status FlushRowGroup(Partition* partition);
   arrow::Status CloseFile(Partition* partition);
@@ -527,7 +562,7 @@ arrow::Status DataWriterImpl::Append(Partition* partition,
     const int64_t chunk_bytes = step == rows ? bytes : EstimateBytes(*chunk);
     if (!partition->file) {
       ARROW_RETURN_NOT_OK(MakeRoomForFile());
-      ARROW_ASSIGN_OR_RAISE(partition->file, OpenNewFile(*partition));
+      ARROW_ASSIGN_OR_RAISE(partition->file, OpenNewFile(*partition, *chunk));
       ++open_files_;
     }
     OpenFile& file = *partition->file;
@@ -551,7 +586,7 @@ std::string DataWriterImpl::RandomPrefix() {
 }
 
 arrow::Result<std::unique_ptr<DataWriterImpl::OpenFile>> DataWriterImpl::OpenNewFile(
-    const Partition& partition) {
+    const Partition& partition, const arrow::RecordBatch& first) {
   auto file = std::make_unique<OpenFile>();
   file->counter = file_counter_++;
   // With column mapping, directory names would go stale on renames: spread files over random
@@ -580,9 +615,21 @@ arrow::Result<std::unique_ptr<DataWriterImpl::OpenFile>> DataWriterImpl::OpenNew
   }
   ARROW_ASSIGN_OR_RAISE(file->sink, fs_->OpenOutputStream(file->absolute_path));
   created_files_.push_back(file->absolute_path);
+  // Dictionary encoding stays on (Parquet's default) except for columns whose values are too
+  // varied for it: building a dictionary only to drop it was most of the encoding time of
+  // copy-on-write rewrites of id-like columns.
+  std::shared_ptr<parquet::WriterProperties> properties = writer_properties_;
+  const auto plain = PlainEncodedColumns(first);
+  if (!plain.empty()) {
+    parquet::WriterProperties::Builder builder;
+    builder.compression(codec_.codec);
+    for (const auto& name : plain) builder.disable_dictionary(name);
+    properties = builder.build();
+  }
   ARROW_ASSIGN_OR_RAISE(file->writer,
-                        parquet::arrow::FileWriter::Open(*physical_schema_, arrow::default_memory_pool(),
-                                                         file->sink, writer_properties_, arrow_properties_));
+                        parquet::arrow::FileWriter::Open(*physical_schema_,
+                                                         arrow::default_memory_pool(), file->sink,
+                                                         properties, arrow_properties_));
   file->stats = std::make_unique<FileStatsCollector>(stats_leaves_, options_.string_prefix_length);
   return file;
 }

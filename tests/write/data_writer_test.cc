@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <set>
 
@@ -889,6 +890,68 @@ INSTANTIATE_TEST_SUITE_P(Modes, EndToEnd,
                                            EndToEndCase{"NameMapping", ColumnMappingMode::kName},
                                            EndToEndCase{"IdMapping", ColumnMappingMode::kId}),
                          [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace deltacpp::internal
+
+namespace deltacpp::internal {
+namespace {
+
+// Whether a column chunk of the file's first row group has a dictionary page.
+bool HasDictionary(const parquet::FileMetaData& metadata, int column) {
+  return metadata.RowGroup(0)->ColumnChunk(column)->has_dictionary_page();
+}
+
+TEST(DataWriterEncodingTest, ColumnsOfDistinctValuesAreWrittenPlainOthersWithADictionary) {
+  TempDir dir;
+  const std::string root = dir.path().string();
+  auto schema = arrow::schema({arrow::field("id", arrow::int64()),
+                               arrow::field("few", arrow::int64()),
+                               arrow::field("spread", arrow::float64()),
+                               arrow::field("small", arrow::int32()),
+                               arrow::field("name", arrow::utf8())});
+  const int64_t n = 200000;
+  arrow::Int64Builder id, few;
+  arrow::DoubleBuilder spread;
+  arrow::Int32Builder small;
+  arrow::StringBuilder name;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int32_t> pick(0, 39999);
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_TRUE(id.Append(i).ok());
+    ASSERT_TRUE(few.Append(i % 1000).ok());
+    // About 2^20 values drawn in a scattered order: far more than a dictionary page holds.
+    ASSERT_TRUE(spread.Append(static_cast<double>((i * 2654435761LL) & 0xFFFFF) / 100).ok());
+    // Drawn from 40,000 int32 values: a dictionary of 160 KB, under the page limit.
+    ASSERT_TRUE(small.Append(pick(rng)).ok());
+    ASSERT_TRUE(name.Append("n" + std::to_string(i)).ok());
+  }
+  auto batch = Batch(schema, {id.Finish().ValueOrDie(), few.Finish().ValueOrDie(),
+                              spread.Finish().ValueOrDie(), small.Finish().ValueOrDie(),
+                              name.Finish().ValueOrDie()});
+  auto adds = WriteAll(Options(root, schema), {batch});
+  ASSERT_EQ(adds.size(), 1u);
+  auto file = ReadParquet(FilePath(root, adds[0]));
+  ASSERT_TRUE(file.metadata && file.table);
+  EXPECT_FALSE(HasDictionary(*file.metadata, 0));  // id: every value distinct
+  EXPECT_TRUE(HasDictionary(*file.metadata, 1));   // few
+  EXPECT_FALSE(HasDictionary(*file.metadata, 2));  // spread
+  EXPECT_TRUE(HasDictionary(*file.metadata, 3));   // small
+  EXPECT_TRUE(HasDictionary(*file.metadata, 4));   // strings keep Parquet's default
+  EXPECT_TRUE(file.table->Equals(*arrow::Table::FromRecordBatches({batch}).ValueOrDie()));
+}
+
+TEST(DataWriterEncodingTest, SmallFilesKeepDictionaries) {
+  TempDir dir;
+  const std::string root = dir.path().string();
+  auto schema = arrow::schema({arrow::field("id", arrow::int64())});
+  auto adds = WriteAll(Options(root, schema),
+                       {Batch(schema, {Int64s({1, 2, 3, 4, 5, 6, 7, 8, 9, 10})})});
+  ASSERT_EQ(adds.size(), 1u);
+  auto file = ReadParquet(FilePath(root, adds[0]));
+  ASSERT_TRUE(file.metadata);
+  EXPECT_TRUE(HasDictionary(*file.metadata, 0));
+}
 
 }  // namespace
 }  // namespace deltacpp::internal

@@ -151,7 +151,8 @@ TEST(WriterProperties, TargetFileSizeSplitsFiles) {
   // A file is closed once it reaches the target: every one but the last is at least that big,
   // and none is far above it (one row group of at most the target's size goes past it).
   std::vector<int64_t> sizes;
-  for (const auto* add : AllActions(CommitActions(dir.str(), 1), "add")) {
+  const auto actions = CommitActions(dir.str(), 1);
+  for (const auto* add : AllActions(actions, "add")) {
     sizes.push_back((*add)["size"].GetInt64());
   }
   ASSERT_EQ(static_cast<int64_t>(sizes.size()), r->num_files);
@@ -179,7 +180,8 @@ TEST(WriterProperties, StatsColumnsAndStringPrefixLength) {
   ASSERT_TRUE(
       WriteTable(dir.str(), Rows(IdName(), {Longs({1, 2}), Strings({"abcdefgh", "abcdzzzz"})}), {})
           .ok());
-  auto add = FindAction(CommitActions(dir.str(), 1), "add");
+  const auto actions = CommitActions(dir.str(), 1);
+  auto add = FindAction(actions, "add");
   ASSERT_NE(add, nullptr);
   rapidjson::Document stats;
   stats.Parse((*add)["stats"].GetString());
@@ -202,7 +204,8 @@ TEST(WriterProperties, NumIndexedColsLimitsTheIndexedColumns) {
   create.properties = {{"delta.dataSkippingNumIndexedCols", "1"}};
   ASSERT_TRUE(CreateTable(dir.str(), create).ok());
   ASSERT_TRUE(WriteTable(dir.str(), Rows(IdName(), {Longs({4, 2}), Strings({"b", "a"})}), {}).ok());
-  auto add = FindAction(CommitActions(dir.str(), 1), "add");
+  const auto actions = CommitActions(dir.str(), 1);
+  auto add = FindAction(actions, "add");
   ASSERT_NE(add, nullptr);
   rapidjson::Document stats;
   stats.Parse((*add)["stats"].GetString());

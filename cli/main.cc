@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   add(deltacpp::cli::AddDeleteCommand);
   add(deltacpp::cli::AddUpdateCommand);
   add(deltacpp::cli::AddMergeCommand);
+  add(deltacpp::cli::AddVacuumCommand);
   // A first word that names no command would otherwise reach the parser as an unexpected
   // argument; say what it is and what the commands are.
   if (argc > 1 && argv[1][0] != '-') {

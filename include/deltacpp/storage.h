@@ -21,8 +21,11 @@ struct FileEntry {
   std::string path;               ///< full path (same form as the listed directory + "/" + name)
   int64_t size = 0;
   int64_t modification_time_ms = 0;  ///< milliseconds since the epoch
-  /// False for a directory, FIFO, socket or device (only ListAll returns those).
+  /// False for a directory, FIFO, socket, device or symbolic link (only ListAll and
+  /// ListDataDir return those).
   bool regular = true;
+  /// True for a directory (ListDataDir only; a symbolic link to one is not a directory).
+  bool directory = false;
 };
 
 /// The log store: the only way deltacpp touches `_delta_log/`. Implementations are safe to call
@@ -88,6 +91,19 @@ class LogStore {
 
   /// Deletes a file; a missing file is not an error.
   virtual arrow::Status Delete(const std::string& path) = 0;
+
+  // --- Data folders (VACUUM) ---
+  /// Every entry directly inside the data folder `dir`, sorted by name, symbolic links not
+  /// followed: a link (to anything) is listed with `regular` and `directory` false, a folder
+  /// with `directory` true and its modification time. A missing folder is an empty listing.
+  /// The default asks filesystem() (whose stores have no links).
+  virtual arrow::Result<std::vector<FileEntry>> ListDataDir(const std::string& dir);
+  /// Deletes one data file (never a folder; a symbolic link itself, not its target); a
+  /// missing file is not an error. The default asks filesystem().
+  virtual arrow::Status DeleteDataFile(const std::string& path);
+  /// Removes the data folder `dir` when it is empty; false (and nothing done) when it holds
+  /// anything or is gone. The default asks filesystem().
+  virtual arrow::Result<bool> RemoveDataDirIfEmpty(const std::string& dir);
 
   /// Filesystem for data files (Parquet, deletion vectors) under the same root.
   virtual std::shared_ptr<arrow::fs::FileSystem> filesystem() const = 0;

@@ -332,6 +332,66 @@ class LocalLogStore final : public LogStore {
     return arrow::Status::OK();
   }
 
+  arrow::Result<std::vector<FileEntry>> ListDataDir(const std::string& dir_in) override {
+    const std::string dir = StripTrailingSlashes(dir_in);
+    std::vector<FileEntry> entries;
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) {
+      if (errno == ENOENT) return entries;
+      return ErrnoError("failed to list directory", dir, errno);
+    }
+    const std::string prefix = dir == "/" ? "/" : dir + "/";
+    while (true) {
+      errno = 0;
+      struct dirent* ent = ::readdir(d);
+      if (ent == nullptr) {
+        const int err = errno;
+        ::closedir(d);
+        if (err != 0) return ErrnoError("failed to list directory", dir, err);
+        break;
+      }
+      std::string_view name(ent->d_name);
+      if (name == "." || name == "..") continue;
+      FileEntry entry;
+      entry.path = prefix + std::string(name);
+      struct stat st;
+      // lstat: a symbolic link is reported as itself, never followed.
+      if (::lstat(entry.path.c_str(), &st) != 0) {
+        if (errno == ENOENT) continue;  // gone between readdir and lstat
+        const int err = errno;
+        ::closedir(d);
+        return ErrnoError("failed to stat", entry.path, err);
+      }
+      entry.regular = S_ISREG(st.st_mode);
+      entry.directory = S_ISDIR(st.st_mode);
+      if (entry.regular) entry.size = static_cast<int64_t>(st.st_size);
+      entry.modification_time_ms = ToMillis(st.st_mtim);
+      entries.push_back(std::move(entry));
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
+    return entries;
+  }
+
+  arrow::Status DeleteDataFile(const std::string& path) override {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT) return arrow::Status::OK();
+      return ErrnoError("failed to stat", path, errno);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      return arrow::Status::IOError("refusing to delete ", path, ": it is a folder, not a file");
+    }
+    return Delete(path);
+  }
+
+  arrow::Result<bool> RemoveDataDirIfEmpty(const std::string& dir) override {
+    if (::rmdir(dir.c_str()) == 0) return true;
+    const int err = errno;
+    if (err == ENOTEMPTY || err == EEXIST || err == ENOENT || err == ENOTDIR) return false;
+    return ErrnoError("failed to remove directory", dir, err);
+  }
+
   std::shared_ptr<arrow::fs::FileSystem> filesystem() const override { return fs_; }
 
  private:

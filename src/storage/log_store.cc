@@ -1,6 +1,9 @@
 // The LogStore defaults: a streamed put for stores that only implement the buffered one, and a
 // names-only listing and a single-file stat made of a listing.
+#include <arrow/filesystem/filesystem.h>
 #include <arrow/io/memory.h>
+
+#include <algorithm>
 
 #include <string_view>
 
@@ -50,6 +53,52 @@ arrow::Status LogStore::PutIfAbsentStreaming(const std::string& path,
   ARROW_ASSIGN_OR_RAISE(auto content, sink->Finish());
   return PutIfAbsent(path, std::string_view(content->data_as<char>(),
                                             static_cast<size_t>(content->size())));
+}
+
+arrow::Result<std::vector<FileEntry>> LogStore::ListDataDir(const std::string& dir) {
+  arrow::fs::FileSelector selector;
+  selector.base_dir = dir;
+  selector.allow_not_found = true;
+  ARROW_ASSIGN_OR_RAISE(auto infos, filesystem()->GetFileInfo(selector));
+  std::vector<FileEntry> entries;
+  entries.reserve(infos.size());
+  for (const auto& info : infos) {
+    FileEntry entry;
+    entry.path = info.path();
+    entry.regular = info.type() == arrow::fs::FileType::File;
+    entry.directory = info.type() == arrow::fs::FileType::Directory;
+    if (entry.regular) entry.size = info.size();
+    entry.modification_time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     info.mtime().time_since_epoch())
+                                     .count();
+    entries.push_back(std::move(entry));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
+  return entries;
+}
+
+arrow::Status LogStore::DeleteDataFile(const std::string& path) {
+  auto fs = filesystem();
+  ARROW_ASSIGN_OR_RAISE(auto info, fs->GetFileInfo(path));
+  if (info.type() == arrow::fs::FileType::NotFound) return arrow::Status::OK();
+  if (info.type() == arrow::fs::FileType::Directory) {
+    return arrow::Status::IOError("refusing to delete ", path, ": it is a folder, not a file");
+  }
+  return fs->DeleteFile(path);
+}
+
+arrow::Result<bool> LogStore::RemoveDataDirIfEmpty(const std::string& dir) {
+  auto fs = filesystem();
+  ARROW_ASSIGN_OR_RAISE(auto info, fs->GetFileInfo(dir));
+  if (info.type() != arrow::fs::FileType::Directory) return false;
+  arrow::fs::FileSelector selector;
+  selector.base_dir = dir;
+  selector.allow_not_found = true;
+  ARROW_ASSIGN_OR_RAISE(auto children, fs->GetFileInfo(selector));
+  if (!children.empty()) return false;
+  ARROW_RETURN_NOT_OK(fs->DeleteDir(dir));
+  return true;
 }
 
 }  // namespace deltacpp

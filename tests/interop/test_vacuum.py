@@ -1,0 +1,139 @@
+"""VACUUM against delta-spark: on a deltacpp table (partitioned, change data feed, rewrites and
+whole-file deletes, orphans, hidden folders, a fresh uncommitted file) and on a Spark-made
+table with deletion vectors and vacuumProtocolCheck, Spark's VACUUM DRY RUN and deltacpp's dry
+run name the same files, at the table's retention and at zero hours; after deltacpp's VACUUM
+Spark reads the latest version as deltacpp does, finds nothing more to delete and shows the
+VACUUM START / END commits in its history; delta-rs reads the copy-on-write table too."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from urllib.parse import unquote
+
+from interop_util import arrow_rows, assert_same_rows, cli, cpp_read, rs_read, spark_df, \
+    spark_rows, write_jsonl
+
+COLS = ["id", "name", "part"]
+DAY = 24 * 3600
+
+
+def _age(table: Path, days: int, skip: set[str] = frozenset()):
+    """Sets every file outside _delta_log `days` days back, except the relative paths in skip."""
+    then = time.time() - days * DAY
+    for dirpath, dirnames, filenames in os.walk(table):
+        if "_delta_log" in dirnames:
+            dirnames.remove("_delta_log")
+        for f in filenames:
+            p = Path(dirpath) / f
+            if str(p.relative_to(table)) not in skip:
+                os.utime(p, (then, then))
+
+
+def _cpp_dry_run(table: Path, *args) -> set[str]:
+    out = cli("vacuum", table, "--dry-run", *args).stdout
+    return {line.split("\t")[0] for line in out.splitlines() if "\t" in line}
+
+
+def _spark_dry_run(spark, table: Path, retain_hours=None) -> set[str]:
+    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+    # VACUUM lists folders in as many Spark tasks as this says (10,000 by default: most of a
+    # minute on two cores for a table of a few files).
+    spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", "4")
+    retain = "" if retain_hours is None else f" RETAIN {retain_hours} HOURS"
+    rows = spark.sql(f"VACUUM delta.`{table}`{retain} DRY RUN").collect()
+    root = str(table.resolve())
+    out = set()
+    for r in rows:
+        p = r["path"]
+        if p.startswith("file:"):
+            p = p[len("file:"):]
+            while p.startswith("//"):
+                p = p[1:]
+        p = unquote(p)
+        assert p.startswith(root + "/"), (p, root)
+        out.add(p[len(root) + 1:])
+    return out
+
+
+def _make_cpp_table(t: Path, tmp: Path):
+    cli("create", t, "--schema", "id long, name string, part string", "--partition-by", "part",
+        "--property", "delta.enableChangeDataFeed=true")
+    first = [{"id": i, "name": f"n{i}", "part": "a" if i <= 4 else "b"} for i in range(1, 9)]
+    cli("write", t, write_jsonl(tmp / "first.json", first))
+    cli("write", t, write_jsonl(tmp / "second.json",
+                                [{"id": 9, "name": "n9", "part": "c"}]))
+    cli("delete", t, "--where", "id = 2")            # rewrites part=a, writes change data
+    cli("update", t, "--set", "name = 'x'", "--where", "id = 5")
+    cli("delete", t, "--where", "part = 'c'")        # removes a whole file
+    (t / "part=a" / "orphan.parquet").write_bytes(b"left by a crashed writer")
+    (t / "stray.txt").write_text("old")
+    (t / "_checkpoints").mkdir()
+    (t / "_checkpoints" / "0").write_text("a stream's checkpoint")
+    (t / ".hidden").write_text("hidden")
+    _age(t, 30)
+    (t / "part=b" / "fresh.parquet").write_bytes(b"a writer's file, not committed yet")
+
+
+def test_dry_runs_agree_on_a_deltacpp_table_and_spark_reads_after_vacuum(spark, tmp_path):
+    t = tmp_path / "t"
+    _make_cpp_table(t, tmp_path)
+    before = spark_rows(spark_df(spark, t), COLS)
+
+    # The table's retention (7 days): the removes are fresh, so only old untracked files and
+    # old change data go; the fresh file stays.
+    mine = _cpp_dry_run(t)
+    theirs = _spark_dry_run(spark, t)
+    assert mine == theirs, (sorted(mine), sorted(theirs))
+    assert "part=a/orphan.parquet" in mine and "stray.txt" in mine
+    assert not any(p.startswith("_checkpoints") or p.startswith(".") for p in mine)
+    assert "part=b/fresh.parquet" not in mine
+
+    # Zero hours: everything the latest version does not have, fresh files included.
+    mine0 = _cpp_dry_run(t, "--retain", "0", "--no-retention-check")
+    theirs0 = _spark_dry_run(spark, t, 0)
+    assert mine0 == theirs0, (sorted(mine0), sorted(theirs0))
+    assert mine <= mine0 and "part=b/fresh.parquet" in mine0
+    assert any(p.startswith("_change_data/") for p in mine0)
+
+    cli("vacuum", t, "--retain", "0", "--no-retention-check")
+    assert _spark_dry_run(spark, t, 0) == set(), "Spark finds nothing left to delete"
+    assert (t / "_checkpoints" / "0").exists() and (t / ".hidden").exists()
+    after = spark_rows(spark_df(spark, t), COLS)
+    assert_same_rows(before, after, "Spark, latest version after VACUUM")
+    assert_same_rows(after, arrow_rows(cpp_read(t), COLS), "deltacpp, latest version")
+    latest = max(int(r["version"]) for r in
+                 spark.sql(f"DESCRIBE HISTORY delta.`{t}`").collect())
+    assert_same_rows(after, arrow_rows(rs_read(t, latest), COLS), "delta-rs, latest version")
+    ops = [r["operation"] for r in
+           spark.sql(f"DESCRIBE HISTORY delta.`{t}` LIMIT 2").collect()]
+    assert ops == ["VACUUM END", "VACUUM START"], ops
+
+
+def test_dry_runs_agree_on_a_spark_table_with_deletion_vectors(spark, tmp_path):
+    t = tmp_path / "s"
+    spark.sql(f"CREATE TABLE delta.`{t}` (id BIGINT, name STRING, part STRING) USING delta "
+              "PARTITIONED BY (part) TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
+              "'delta.feature.vacuumProtocolCheck' = 'supported')")
+    spark.createDataFrame([(i, f"n{i}", "a" if i % 2 else "b") for i in range(1, 201)],
+                          COLS).coalesce(1).write.format("delta").mode("append").save(str(t))
+    spark.sql(f"DELETE FROM delta.`{t}` WHERE id % 7 = 0")
+    spark.sql(f"DELETE FROM delta.`{t}` WHERE id % 5 = 0")   # replaces the deletion vectors
+    spark.sql(f"UPDATE delta.`{t}` SET name = 'u' WHERE id = 1")
+    (t / "part=a" / "orphan.parquet").write_bytes(b"orphan")
+    _age(t, 30)
+    before = spark_rows(spark_df(spark, t), COLS)
+
+    mine = _cpp_dry_run(t)
+    theirs = _spark_dry_run(spark, t)
+    assert mine == theirs == {"part=a/orphan.parquet"}, (sorted(mine), sorted(theirs))
+    mine0 = _cpp_dry_run(t, "--retain", "0", "--no-retention-check")
+    theirs0 = _spark_dry_run(spark, t, 0)
+    assert mine0 == theirs0, (sorted(mine0), sorted(theirs0))
+    assert any(p.endswith(".bin") for p in mine0), "replaced deletion vector files are deletable"
+
+    cli("vacuum", t, "--retain", "0", "--no-retention-check")
+    assert _spark_dry_run(spark, t, 0) == set()
+    after = spark_rows(spark_df(spark, t), COLS)
+    assert_same_rows(before, after, "Spark after deltacpp's VACUUM")
+    assert_same_rows(after, arrow_rows(cpp_read(t), COLS), "deltacpp after VACUUM")

@@ -28,4 +28,7 @@ trap 'rm -rf "$TMP"' EXIT
 # MERGE against delta-rs: every run's table and reported row counts are checked.
 .venv/bin/python bench/merge_bench.py --cli "$BUILD/deltacpp" --rows 40000 --files 4 --runs 1 \
   --dir "$TMP/merge"
+# VACUUM against delta-rs: every run's listing and what is left are checked.
+.venv/bin/python bench/vacuum_bench.py --cli "$BUILD/deltacpp" --files 1000 --runs 1 \
+  --dir "$TMP/vacuum"
 echo "bench-smoke: OK"

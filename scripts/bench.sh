@@ -32,3 +32,6 @@ echo
 echo
 .venv/bin/python bench/merge_bench.py --cli "$BUILD/deltacpp" --rows 10000000 --files 40 \
   --runs "$RUNS" --dir "$DATA/merge" --json "$DATA/merge.json"
+echo
+.venv/bin/python bench/vacuum_bench.py --cli "$BUILD/deltacpp" --files 100000 \
+  --runs "$RUNS" --dir "$DATA/vacuum" --json "$DATA/vacuum.json"

@@ -53,6 +53,7 @@ class ProtectedFiles {
   }
 
   bool Contains(const std::string& rel) const { return paths_.count(rel) > 0; }
+  void Reserve(size_t n) { paths_.reserve(n); }
 
   // `raw` (a path from the log) relative to the root; nullopt (and recorded as refused) when
   // it leads outside the root or cannot be decoded.
@@ -282,6 +283,7 @@ arrow::Result<VacuumResult> VacuumBuilder::Execute() const {
   // What must stay: the latest version's files and deletion vectors, and those of every remove
   // no older than `delete_before` (the versions inside the window read them).
   ProtectedFiles protect(root);
+  protect.Reserve(static_cast<size_t>(snapshot->num_files()));
   snapshot->live_files().ForEach(
       [&](FileRef ref) { protect.AddAction(snapshot->live_files().actions(ref), ref.row); });
   ARROW_ASSIGN_OR_RAISE(auto segment, internal::BuildLogSegment(store, root, snapshot->version()));

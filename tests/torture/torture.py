@@ -21,6 +21,10 @@ index in its batch. The commands:
               to update as above and sometimes new rows to insert; a row is only ever named for
               deletion by one merge, and never the last row of its append
   checkpoint  `checkpoint`
+  vacuum      `vacuum` at the table's retention (7 days) after planting a few untracked files
+              30 days old in the table (what crashed writers leave): every file the log names
+              is fresh, so nothing a version needs may go; an acknowledged vacuum must have
+              deleted every old orphan planted before it started
 
 The test keeps its own ledger, built only from what each command was asked to do: for every
 append and merge the rows it named and whether the process acknowledged the commit (exit 0),
@@ -41,7 +45,8 @@ checks, through `deltacpp read`:
   * from one version read to a later one no row disappears other than by a delete or merge
     that names it, none reappears, `val` never goes down and `hist` only grows at its end
     (no update or merge is lost);
-  * nothing outside the table directory changed (a sentinel tree beside it is compared).
+  * nothing outside the table directory changed (a sentinel tree beside it is compared);
+  * old orphans planted before an acknowledged vacuum are gone.
 Exit status 0 and a summary line (operations, kills, versions verified) when all hold.
 """
 import argparse
@@ -99,7 +104,9 @@ class Torture:
         self.targets = []          # acknowledged groups, merges may update their kept rows
         self.append_targets = []   # acknowledged appends, merges may delete their rows
         self.ops = {"append": 0, "delete": 0, "update": 0, "upsert": 0, "merge-del": 0,
-                    "checkpoint": 0}
+                    "checkpoint": 0, "vacuum": 0}
+        self.orphans = 0           # old untracked files planted so far
+        self.has_vacuum = self.command_exists("vacuum")
         self.failed_ops = {}       # clean (non-kill) failures by kind of error
         self.kills = 0
         self.versions_verified = 0
@@ -272,6 +279,27 @@ class Torture:
         if rc != 0 and not killed:
             self.note_failure("checkpoint", err)
 
+    def vacuum(self):
+        """Plants old untracked files, then vacuums at the table's retention."""
+        with self.lock:
+            first = self.orphans
+            self.orphans += 3
+        old = time.time() - 30 * 24 * 3600
+        planted = []
+        for k in range(first, first + 3):
+            p = os.path.join(self.table, f"orphan-{k:05d}.parquet")
+            with open(p, "wb") as f:
+                f.write(b"left by a crashed writer")
+            os.utime(p, (old, old))
+            planted.append(p)
+        rc, err, killed = self.run_command(["vacuum", self.table])
+        if rc == 0:
+            left = [p for p in planted if os.path.exists(p)]
+            if left:
+                self.errors.append(f"an acknowledged vacuum left old orphans: {left}")
+        elif not killed:
+            self.note_failure("vacuum", err)
+
     def worker(self, w):
         s = 0
         while not self.stop.is_set():
@@ -291,9 +319,12 @@ class Torture:
                     kind = "append"
                 else:
                     s += 1
-            else:
+            elif r < 0.95 or not self.has_vacuum:
                 kind = "checkpoint"
                 self.checkpoint()
+            else:
+                kind = "vacuum"
+                self.vacuum()
             if kind == "append":
                 s += 1
                 self.append(w, s)

@@ -30,6 +30,7 @@ Action AddUpdateCommand(CLI::App& app);
 Action AddMergeCommand(CLI::App& app);
 Action AddChangesCommand(CLI::App& app);
 Action AddVacuumCommand(CLI::App& app);
+Action AddRestoreCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);

@@ -83,6 +83,26 @@ RemoveFile RemoveForLiveFile(const arrow::RecordBatch& files, int64_t row, int64
   return r;
 }
 
+AddFile AddForLiveFile(const arrow::RecordBatch& files, int64_t row) {
+  RemoveFile r = RemoveForLiveFile(files, row, 0);
+  AddFile a;
+  a.path = std::move(r.path);
+  a.partition_values = std::move(r.partition_values);
+  a.size = r.size.value_or(0);
+  const auto& mtime = static_cast<const arrow::Int64Array&>(*files.column(kModificationTimeCol));
+  if (mtime.IsValid(row)) a.modification_time = mtime.Value(row);
+  a.data_change = true;
+  a.stats = std::move(r.stats);
+  a.tags = std::move(r.tags);
+  a.deletion_vector = std::move(r.deletion_vector);
+  a.base_row_id = r.base_row_id;
+  a.default_row_commit_version = r.default_row_commit_version;
+  const auto& provider =
+      static_cast<const arrow::StringArray&>(*files.column(kClusteringProviderCol));
+  if (provider.IsValid(row)) a.clustering_provider = std::string(provider.GetView(row));
+  return a;
+}
+
 std::string RowText(const arrow::RecordBatch& batch, int64_t row) {
   std::string out;
   for (int c = 0; c < batch.num_columns(); ++c) {

@@ -34,6 +34,11 @@ inline RemoveFile RemoveForLiveFile(const LiveFiles& files, FileRef file, int64_
 }
 
 
+/// The add action of live file `row` of `files` as it was recorded (path, partition values,
+/// size, modification time, stats, tags, DV, row-tracking fields, clustering provider), with
+/// dataChange true.
+AddFile AddForLiveFile(const arrow::RecordBatch& files, int64_t row);
+
 /// `name=value, ...` of one row, for error messages.
 std::string RowText(const arrow::RecordBatch& batch, int64_t row);
 

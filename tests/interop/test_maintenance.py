@@ -1,12 +1,15 @@
-"""VACUUM against delta-spark: on a deltacpp table (partitioned, change data feed, rewrites and
+"""VACUUM and RESTORE against delta-spark. VACUUM: on a deltacpp table (partitioned, change data feed, rewrites and
 whole-file deletes, orphans, hidden folders, a fresh uncommitted file) and on a Spark-made
 table with deletion vectors and vacuumProtocolCheck, Spark's VACUUM DRY RUN and deltacpp's dry
 run name the same files, at the table's retention and at zero hours; after deltacpp's VACUUM
 Spark reads the latest version as deltacpp does, finds nothing more to delete and shows the
-VACUUM START / END commits in its history; delta-rs reads the copy-on-write table too."""
+VACUUM START / END commits in its history; delta-rs reads the copy-on-write table too.
+RESTORE of a table with deletion vectors: Spark reads the restored version as the version it
+restored, and Spark's own RESTORE of a copy records the same metrics."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 from urllib.parse import unquote
@@ -137,3 +140,38 @@ def test_dry_runs_agree_on_a_spark_table_with_deletion_vectors(spark, tmp_path):
     after = spark_rows(spark_df(spark, t), COLS)
     assert_same_rows(before, after, "Spark after deltacpp's VACUUM")
     assert_same_rows(after, arrow_rows(cpp_read(t), COLS), "deltacpp after VACUUM")
+
+
+def _restore_table(t: Path, tmp: Path):
+    cli("create", t, "--schema", "id long, name string, part string", "--partition-by", "part",
+        "--property", "delta.enableDeletionVectors=true")
+    rows = [{"id": i, "name": f"n{i}", "part": "a" if i % 2 else "b"} for i in range(1, 41)]
+    cli("write", t, write_jsonl(tmp / "rows.json", rows))                         # v1
+    cli("write", t, write_jsonl(tmp / "more.json",
+                                [{"id": 50, "name": "x", "part": "c"}]))           # v2
+    cli("delete", t, "--where", "id % 3 = 0")                                    # v3: DVs
+    cli("update", t, "--set", "name = 'u'", "--where", "id < 10")                 # v4
+    cli("delete", t, "--where", "part = 'c'")                                    # v5
+
+
+def test_restore_reads_in_spark_and_matches_sparks_own_restore(spark, tmp_path):
+    t = tmp_path / "r"
+    _restore_table(t, tmp_path)
+    theirs = tmp_path / "r-spark"
+    shutil.copytree(t, theirs)
+    out = cli("restore", t, "--version", "2").stdout
+    assert out.startswith("restored version 2 as version 6"), out
+    expected = spark_rows(spark_df(spark, t, version=2), COLS)
+    assert_same_rows(expected, spark_rows(spark_df(spark, t), COLS), "Spark, after RESTORE")
+    assert_same_rows(expected, arrow_rows(cpp_read(t), COLS), "deltacpp, after RESTORE")
+
+    spark.sql(f"RESTORE TABLE delta.`{theirs}` TO VERSION AS OF 2")
+    mine = spark.sql(f"DESCRIBE HISTORY delta.`{t}` LIMIT 1").collect()[0]
+    spark_made = spark.sql(f"DESCRIBE HISTORY delta.`{theirs}` LIMIT 1").collect()[0]
+    assert mine["operation"] == spark_made["operation"] == "RESTORE"
+    assert mine["operationParameters"]["version"] == "2"
+    for m in ("numRemovedFiles", "numRestoredFiles", "numOfFilesAfterRestore",
+              "tableSizeAfterRestore", "removedFilesSize", "restoredFilesSize"):
+        assert mine["operationMetrics"][m] == spark_made["operationMetrics"][m], \
+            (m, dict(mine["operationMetrics"]), dict(spark_made["operationMetrics"]))
+    assert_same_rows(expected, spark_rows(spark_df(spark, theirs), COLS), "Spark's own RESTORE")

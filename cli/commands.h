@@ -31,6 +31,7 @@ Action AddMergeCommand(CLI::App& app);
 Action AddChangesCommand(CLI::App& app);
 Action AddVacuumCommand(CLI::App& app);
 Action AddRestoreCommand(CLI::App& app);
+Action AddDetailCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);

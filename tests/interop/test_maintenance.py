@@ -8,6 +8,7 @@ RESTORE of a table with deletion vectors: Spark reads the restored version as th
 restored, and Spark's own RESTORE of a copy records the same metrics."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -175,3 +176,28 @@ def test_restore_reads_in_spark_and_matches_sparks_own_restore(spark, tmp_path):
         assert mine["operationMetrics"][m] == spark_made["operationMetrics"][m], \
             (m, dict(mine["operationMetrics"]), dict(spark_made["operationMetrics"]))
     assert_same_rows(expected, spark_rows(spark_df(spark, theirs), COLS), "Spark's own RESTORE")
+
+
+def test_detail_matches_sparks_describe_detail(spark, tmp_path):
+    t = tmp_path / "d"
+    _restore_table(t, tmp_path)
+    cli("alter", t, "set-properties", "owner=team")
+    mine = json.loads(cli("detail", t, "--format", "json").stdout.splitlines()[0])
+    theirs = spark.sql(f"DESCRIBE DETAIL delta.`{t}`").collect()[0].asDict(recursive=True)
+    assert mine["format"] == theirs["format"] == "delta"
+    for key in ("id", "name", "description", "partitionColumns", "numFiles", "sizeInBytes",
+                "minReaderVersion", "minWriterVersion"):
+        assert mine[key] == theirs[key], (key, mine[key], theirs[key])
+    assert mine["clusteringColumns"] == (theirs.get("clusteringColumns") or [])
+    assert mine["properties"] == theirs["properties"], (mine["properties"], theirs["properties"])
+    assert sorted(mine["tableFeatures"]) == sorted(theirs["tableFeatures"])
+    assert unquote(theirs["location"]).rstrip("/") == mine["location"].rstrip("/")
+    for key in ("createdAt", "lastModified"):
+        spark_ms = int(theirs[key].replace(tzinfo=__import__("datetime").timezone.utc)
+                       .timestamp() * 1000)
+        assert abs(spark_ms - _iso_ms(mine[key])) < 1000, (key, theirs[key], mine[key])
+
+
+def _iso_ms(text: str) -> int:
+    from datetime import datetime
+    return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)

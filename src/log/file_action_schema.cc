@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "deltacpp/error.h"
+#include "protocol/path_encoding.h"
 
 namespace deltacpp::internal {
 
@@ -154,6 +155,23 @@ std::map<std::string, std::optional<std::string>> PartitionValuesAt(const arrow:
     out.emplace(std::string(keys.GetView(j)), std::move(v));
   }
   return out;
+}
+
+std::string FileActionKey(const arrow::RecordBatch& batch, int64_t i,
+                          std::string_view table_root) {
+  const auto& paths = static_cast<const arrow::StringArray&>(*batch.column(kPathCol));
+  const auto& dv = static_cast<const arrow::StructArray&>(*batch.column(kDeletionVectorCol));
+  std::string key = CanonicalFilePath(paths.GetView(i), table_root);
+  if (dv.IsValid(i)) {
+    const auto& storage = static_cast<const arrow::StringArray&>(*dv.field(kDvStorageType));
+    const auto& where = static_cast<const arrow::StringArray&>(*dv.field(kDvPathOrInlineDv));
+    const auto& offset = static_cast<const arrow::Int32Array&>(*dv.field(kDvOffset));
+    key.push_back('\0');
+    if (storage.IsValid(i)) key.append(storage.GetView(i));
+    if (where.IsValid(i)) key.append(where.GetView(i));
+    if (offset.IsValid(i)) key.append("@" + std::to_string(offset.Value(i)));
+  }
+  return key;
 }
 
 }  // namespace deltacpp::internal

@@ -58,6 +58,13 @@ const std::shared_ptr<arrow::Schema>& ReplayBatchSchema();
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> NormalizeCheckpointFileActions(
     const std::shared_ptr<arrow::StructArray>& actions, std::string_view action = "add");
 
+/// The reconciliation key of row `row` of a batch in FileActionSchema() or ReplayBatchSchema()
+/// layout, as replay matches adds and removes: the canonical path (CanonicalFilePath against
+/// `table_root`) and, when the row has a deletion vector, its storage type, path or inline
+/// data and offset. Two spellings of one file with one deletion vector give one key.
+std::string FileActionKey(const arrow::RecordBatch& batch, int64_t row,
+                          std::string_view table_root);
+
 /// The partition values (keys as in the log, null values as nullopt) of row `row` of a batch
 /// in FileActionSchema() or ReplayBatchSchema() layout.
 std::map<std::string, std::optional<std::string>> PartitionValuesAt(const arrow::RecordBatch& batch,

@@ -24,24 +24,6 @@ namespace {
 constexpr int kIsAddCol = kNumFileActionColumns;
 constexpr int kDeletionTimestampCol = kNumFileActionColumns + 1;
 
-// (canonical path, deletion vector id) of row `i`: the reconciliation key of a file action, as
-// in replay.
-std::string FileKey(const arrow::RecordBatch& batch, int64_t i, std::string_view table_root) {
-  const auto& paths = static_cast<const arrow::StringArray&>(*batch.column(kPathCol));
-  const auto& dv = static_cast<const arrow::StructArray&>(*batch.column(kDeletionVectorCol));
-  std::string key = CanonicalFilePath(paths.GetView(i), table_root);
-  if (dv.IsValid(i)) {
-    const auto& storage = static_cast<const arrow::StringArray&>(*dv.field(kDvStorageType));
-    const auto& where = static_cast<const arrow::StringArray&>(*dv.field(kDvPathOrInlineDv));
-    const auto& offset = static_cast<const arrow::Int32Array&>(*dv.field(kDvOffset));
-    key.push_back('\0');
-    if (storage.IsValid(i)) key.append(storage.GetView(i));
-    if (where.IsValid(i)) key.append(where.GetView(i));
-    if (offset.IsValid(i)) key.append("@" + std::to_string(offset.Value(i)));
-  }
-  return key;
-}
-
 // Keeps the rows of `batch` selected by `keep` (all columns).
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> Select(
     const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<bool>& keep) {
@@ -68,14 +50,14 @@ arrow::Status CollectTombstones(const std::shared_ptr<arrow::RecordBatch>& batch
   const int64_t n = batch->num_rows();
   for (int64_t i = 0; i < n; ++i) {
     if (paths.IsValid(i) && is_add.IsValid(i) && is_add.Value(i)) {
-      seen->insert(FileKey(*batch, i, table_root));
+      seen->insert(FileActionKey(*batch, i, table_root));
     }
   }
   std::vector<bool> keep(static_cast<size_t>(n), false);
   int64_t kept = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (paths.IsNull(i) || (is_add.IsValid(i) && is_add.Value(i))) continue;
-    if (!seen->insert(FileKey(*batch, i, table_root)).second) continue;
+    if (!seen->insert(FileActionKey(*batch, i, table_root)).second) continue;
     const int64_t ts = deleted_at.IsValid(i) ? deleted_at.Value(i) : 0;
     if (ts > cutoff_ms) {
       keep[static_cast<size_t>(i)] = true;

@@ -19,23 +19,9 @@ namespace deltacpp {
 
 namespace {
 
-// (canonical path, deletion vector id): one file as the log reconciles it.
+// One file as the log reconciles it: path and deletion vector.
 std::string FileKey(const LiveFiles& files, FileRef ref, const std::string& root) {
-  const arrow::RecordBatch& batch = files.actions(ref);
-  std::string key = internal::CanonicalFilePath(files.path(ref), root);
-  const auto& dv = static_cast<const arrow::StructArray&>(*batch.column(internal::kDeletionVectorCol));
-  if (dv.IsValid(ref.row)) {
-    const auto& storage =
-        static_cast<const arrow::StringArray&>(*dv.field(internal::kDvStorageType));
-    const auto& where =
-        static_cast<const arrow::StringArray&>(*dv.field(internal::kDvPathOrInlineDv));
-    const auto& offset = static_cast<const arrow::Int32Array&>(*dv.field(internal::kDvOffset));
-    key.push_back('\0');
-    key.append(storage.GetView(ref.row));
-    key.append(where.GetView(ref.row));
-    if (offset.IsValid(ref.row)) key.append("@" + std::to_string(offset.Value(ref.row)));
-  }
-  return key;
+  return internal::FileActionKey(files.actions(ref), ref.row, root);
 }
 
 int64_t SizeOf(const LiveFiles& files, FileRef ref) {

@@ -9,17 +9,6 @@
 
 namespace deltacpp::cli {
 
-namespace {
-
-std::string Bytes(int64_t n) {
-  if (n < 1024) return fmt::format("{} B", n);
-  if (n < 1024 * 1024) return fmt::format("{:.1f} KiB", n / 1024.0);
-  if (n < 1024LL * 1024 * 1024) return fmt::format("{:.1f} MiB", n / 1048576.0);
-  return fmt::format("{:.2f} GiB", n / 1073741824.0);
-}
-
-}  // namespace
-
 Action AddVacuumCommand(CLI::App& app) {
   struct Options {
     std::string path;
@@ -59,7 +48,7 @@ Action AddVacuumCommand(CLI::App& app) {
           std::cerr << fmt::format("\rlisted {} files", p.files) << std::flush;
         } else {
           std::cerr << fmt::format("\rdeleted {} of {} files, {}", p.files, p.total,
-                                   Bytes(p.bytes))
+                                   HumanBytes(p.bytes))
                     << std::flush;
         }
       });
@@ -77,7 +66,7 @@ Action AddVacuumCommand(CLI::App& app) {
       std::cout << fmt::format(
           "dry run: {} file{} ({}) and {} empty director{} would be deleted from {} "
           "(retention {:.1f} hours)\n",
-          result->num_files, result->num_files == 1 ? "" : "s", Bytes(result->num_bytes),
+          result->num_files, result->num_files == 1 ? "" : "s", HumanBytes(result->num_bytes),
           result->num_directories, result->num_directories == 1 ? "y" : "ies", o->path,
           result->retention_ms / 3600000.0);
       return 0;
@@ -85,7 +74,7 @@ Action AddVacuumCommand(CLI::App& app) {
     std::cout << fmt::format(
         "deleted {} file{} ({}) and {} empty director{} from {} (retention {:.1f} hours; "
         "versions {} and {})\n",
-        result->num_files, result->num_files == 1 ? "" : "s", Bytes(result->num_bytes),
+        result->num_files, result->num_files == 1 ? "" : "s", HumanBytes(result->num_bytes),
         result->num_directories, result->num_directories == 1 ? "y" : "ies", o->path,
         result->retention_ms / 3600000.0, result->start_version.value_or(-1),
         result->end_version.value_or(-1));

@@ -32,6 +32,7 @@ Action AddChangesCommand(CLI::App& app);
 Action AddVacuumCommand(CLI::App& app);
 Action AddRestoreCommand(CLI::App& app);
 Action AddDetailCommand(CLI::App& app);
+Action AddOptimizeCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);
@@ -48,6 +49,9 @@ arrow::Status CheckTablePath(const std::string& path);
 /// and nothing was committed) and each metric as `name: value`. Returns exit code 0.
 int PrintOperationOutcome(const std::optional<int64_t>& version,
                           const std::vector<std::pair<std::string, int64_t>>& metrics);
+
+/// `123 B`, `4.5 KiB`, `6.7 MiB`, `1.23 GiB`: a byte count for people.
+std::string HumanBytes(int64_t n);
 
 /// Prints `status` to stderr as `deltacpp: error: ...` and returns the exit code.
 int ReportError(const arrow::Status& status);

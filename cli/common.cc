@@ -82,6 +82,13 @@ int PrintOperationOutcome(const std::optional<int64_t>& version,
   return 0;
 }
 
+std::string HumanBytes(int64_t n) {
+  if (n < 1024) return fmt::format("{} B", n);
+  if (n < 1024 * 1024) return fmt::format("{:.1f} KiB", n / 1024.0);
+  if (n < 1024LL * 1024 * 1024) return fmt::format("{:.1f} MiB", n / 1048576.0);
+  return fmt::format("{:.2f} GiB", n / 1073741824.0);
+}
+
 int ReportError(const arrow::Status& status) {
   std::string kind;
   if (auto code = GetDeltaErrorCode(status)) {

@@ -21,6 +21,9 @@ index in its batch. The commands:
               to update as above and sometimes new rows to insert; a row is only ever named for
               deletion by one merge, and never the last row of its append
   checkpoint  `checkpoint`
+  optimize    `optimize` (bin-packing; now and then `--zorder-by val` or `--purge`): rows
+              never change, so every check below holds across it; a writer whose files it
+              compacted meanwhile fails with a conflict
   vacuum      `vacuum` at the table's retention (7 days) after planting a few untracked files
               30 days old in the table (what crashed writers leave): every file the log names
               is fresh, so nothing a version needs may go; an acknowledged vacuum must have
@@ -47,6 +50,9 @@ checks, through `deltacpp read`:
     (no update or merge is lost);
   * nothing outside the table directory changed (a sentinel tree beside it is compared);
   * old orphans planted before an acknowledged vacuum are gone.
+After the checks, a last phase restores the table to earlier versions (`restore`), killing
+some of the restores at a random moment: the latest version then reads exactly as the version
+before the restore or as the version restored, and every older version still reads.
 Exit status 0 and a summary line (operations, kills, versions verified) when all hold.
 """
 import argparse
@@ -104,9 +110,11 @@ class Torture:
         self.targets = []          # acknowledged groups, merges may update their kept rows
         self.append_targets = []   # acknowledged appends, merges may delete their rows
         self.ops = {"append": 0, "delete": 0, "update": 0, "upsert": 0, "merge-del": 0,
-                    "checkpoint": 0, "vacuum": 0}
+                    "checkpoint": 0, "optimize": 0, "vacuum": 0, "restore": 0}
         self.orphans = 0           # old untracked files planted so far
         self.has_vacuum = self.command_exists("vacuum")
+        self.has_optimize = self.command_exists("optimize")
+        self.has_restore = self.command_exists("restore")
         self.failed_ops = {}       # clean (non-kill) failures by kind of error
         self.kills = 0
         self.versions_verified = 0
@@ -279,6 +287,17 @@ class Torture:
         if rc != 0 and not killed:
             self.note_failure("checkpoint", err)
 
+    def optimize(self):
+        r = self.rng.random()
+        args = ["optimize", self.table]
+        if r < 0.2:
+            args += ["--zorder-by", "val"]
+        elif r < 0.35:
+            args += ["--purge"]
+        rc, err, killed = self.run_command(args)
+        if rc != 0 and not killed:
+            self.note_failure("optimize", err)
+
     def vacuum(self):
         """Plants old untracked files, then vacuums at the table's retention."""
         with self.lock:
@@ -319,9 +338,12 @@ class Torture:
                     kind = "append"
                 else:
                     s += 1
-            elif r < 0.95 or not self.has_vacuum:
+            elif r < 0.93 or not (self.has_vacuum or self.has_optimize):
                 kind = "checkpoint"
                 self.checkpoint()
+            elif r < 0.965 and self.has_optimize or not self.has_vacuum:
+                kind = "optimize"
+                self.optimize()
             else:
                 kind = "vacuum"
                 self.vacuum()
@@ -560,6 +582,52 @@ class Torture:
         return latest
 
 
+    def rows_as_text(self, version=None):
+        t = self.read_version(version)
+        return sorted(json.dumps(r, sort_keys=True, default=str) for r in t.to_pylist())
+
+    def restore_phase(self, rounds):
+        """Restores to earlier versions, killing some restores midway: the latest version is
+        then the one before the restore or the one restored, and nothing older is lost."""
+        for _ in range(rounds):
+            latest = self.latest_version()
+            if latest < 2:
+                return
+            target = self.rng.randint(max(0, latest - 30), latest - 1)
+            before = self.rows_as_text()
+            wanted = self.rows_as_text(target)
+            proc = subprocess.Popen([self.cli, "restore", self.table, "--version", str(target)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            kill = self.rng.random() < 0.6
+            if kill:
+                time.sleep(self.rng.uniform(0, 0.08))
+                try:
+                    proc.send_signal(signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            _, err = proc.communicate()
+            killed = proc.returncode == -signal.SIGKILL
+            self.ops["restore"] += 1
+            if killed:
+                self.kills += 1
+            elif proc.returncode != 0:
+                self.errors.append(f"restore to version {target} failed: {err.strip()[-300:]}")
+                return
+            try:
+                now = self.rows_as_text()
+                if now != wanted and (not killed or now != before):
+                    self.errors.append(f"after a {'killed ' if killed else ''}restore to version "
+                                       f"{target} the latest version has neither its rows nor "
+                                       "the rows before")
+                    return
+                for v in {0, target, latest, self.rng.randint(0, latest)}:
+                    self.read_version(v)
+                    self.versions_verified += 1
+            except AssertionError as e:
+                self.errors.append(str(e))
+                return
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cli", required=True)
@@ -593,6 +661,9 @@ def main():
     for th in threads:
         th.join()
     latest = t.final_check(args.final_versions) if not t.errors else -1
+    if not t.errors and t.has_restore:
+        t.restore_phase(rounds=8)
+        latest = t.latest_version()
     acked = sum(1 for g in t.groups.values() if g["acked"] and not g["merge"])
     acked_merges = sum(1 for e in t.merges.values() if e["acked"])
     print(f"torture: {sum(t.ops.values())} operations {t.ops}, {t.kills} kills, "

@@ -31,4 +31,7 @@ trap 'rm -rf "$TMP"' EXIT
 # VACUUM against delta-rs: every run's listing and what is left are checked.
 .venv/bin/python bench/vacuum_bench.py --cli "$BUILD/deltacpp" --files 1000 --runs 1 \
   --dir "$TMP/vacuum"
+# OPTIMIZE (bin-packing and Z-order) against delta-rs: every run's commit and rows are checked.
+.venv/bin/python bench/optimize_bench.py --cli "$BUILD/deltacpp" --files 200 --rows 200000 \
+  --runs 1 --dir "$TMP/optimize"
 echo "bench-smoke: OK"

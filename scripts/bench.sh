@@ -35,3 +35,6 @@ echo
 echo
 .venv/bin/python bench/vacuum_bench.py --cli "$BUILD/deltacpp" --files 100000 \
   --runs "$RUNS" --dir "$DATA/vacuum" --json "$DATA/vacuum.json"
+echo
+.venv/bin/python bench/optimize_bench.py --cli "$BUILD/deltacpp" --files 10000 --rows 10000000 \
+  --runs "$RUNS" --dir "$DATA/optimize" --json "$DATA/optimize.json"

@@ -33,6 +33,7 @@ Action AddVacuumCommand(CLI::App& app);
 Action AddRestoreCommand(CLI::App& app);
 Action AddDetailCommand(CLI::App& app);
 Action AddOptimizeCommand(CLI::App& app);
+Action AddFsckCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -28,6 +29,7 @@
 #include "txn/writer_features.h"
 #include "util/clock.h"
 #include "util/random_uuid.h"
+#include "util/thread_pools.h"
 #include "util/uri.h"
 #include "write/row_rewriter.h"
 
@@ -41,6 +43,8 @@ namespace {
 constexpr int64_t kDefaultTargetFileSize = 1LL << 30;
 // Rows handed to the writer at once when a sorted partition is written out.
 constexpr int64_t kWriteSlice = 64 * 1024;
+// Files of a bin read at once.
+constexpr size_t kReadGroup = 16;
 
 // One group of files of one partition, rewritten together.
 struct Bin {
@@ -292,16 +296,39 @@ arrow::Result<OptimizeMetrics> OptimizeBuilder::Execute() const {
       std::lock_guard lock(mutex);
       writers.push_back(std::move(owned));
     }
+    // The bin's files are read a group at a time on the file task pool, the next group while
+    // the writer takes the current one.
+    auto read_group = [&](size_t first) -> arrow::Result<std::vector<FileRows>> {
+      const size_t count = std::min(kReadGroup, bin.files.size() - first);
+      std::vector<FileRows> out(count);
+      ARROW_RETURN_NOT_OK(RunFileTasks(static_cast<int>(count), [&](int i) -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(out[static_cast<size_t>(i)],
+                              reader->Read(bin.files[first + static_cast<size_t>(i)]->file_ref));
+        return arrow::Status::OK();
+      }));
+      return out;
+    };
     std::vector<std::shared_ptr<arrow::RecordBatch>> held;
-    for (const ScanFile* f : bin.files) {
-      ARROW_ASSIGN_OR_RAISE(FileRows rows, reader->Read(f->file_ref));
-      rows_written += rows.rows->num_rows();
-      if (bin.zorder) {
-        held.push_back(rows.rows);
-      } else if (rows.rows->num_rows() > 0) {
-        ARROW_RETURN_NOT_OK(writer->Write(rows.rows));
+    auto next_group = std::async(std::launch::async, read_group, 0);
+    for (size_t first = 0; first < bin.files.size(); first += kReadGroup) {
+      auto group = next_group.get();
+      if (first + kReadGroup < bin.files.size()) {
+        next_group = std::async(std::launch::async, read_group, first + kReadGroup);
       }
-      report(1, f->size, 0);
+      // Returning destroys `next_group`, which waits for the reads under way.
+      ARROW_RETURN_NOT_OK(group.status());
+      int64_t bytes = 0;
+      for (size_t i = 0; i < group->size(); ++i) {
+        FileRows& rows = (*group)[i];
+        bytes += bin.files[first + i]->size;
+        rows_written += rows.rows->num_rows();
+        if (bin.zorder) {
+          held.push_back(std::move(rows.rows));
+        } else if (rows.rows->num_rows() > 0) {
+          ARROW_RETURN_NOT_OK(writer->Write(rows.rows));
+        }
+      }
+      report(static_cast<int64_t>(group->size()), bytes, 0);
     }
     if (bin.zorder) {
       ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateRecordBatches(held));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "deltacpp/api.h"
 #include "deltacpp/error.h"
 #include "util/uri.h"
 
@@ -31,6 +32,7 @@ bool Orderable(const arrow::DataType& type) {
 
 arrow::Result<std::shared_ptr<arrow::UInt64Array>> ZOrderKeys(
     const arrow::RecordBatch& rows, const std::vector<std::string>& columns) {
+  Initialize();  // the rank and sort kernels must be registered
   const size_t k = columns.size();
   if (k == 0 || k > 64) {
     return DeltaError(DeltaErrorCode::kInvalidArgument,

@@ -34,6 +34,7 @@ Action AddRestoreCommand(CLI::App& app);
 Action AddDetailCommand(CLI::App& app);
 Action AddOptimizeCommand(CLI::App& app);
 Action AddFsckCommand(CLI::App& app);
+Action AddConvertCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add(deltacpp::cli::AddRestoreCommand);
   add(deltacpp::cli::AddOptimizeCommand);
   add(deltacpp::cli::AddFsckCommand);
+  add(deltacpp::cli::AddConvertCommand);
   add(deltacpp::cli::AddDetailCommand);
   // A first word that names no command would otherwise reach the parser as an unexpected
   // argument; say what it is and what the commands are.

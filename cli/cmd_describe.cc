@@ -1,10 +1,13 @@
-// `deltacpp describe`: version, schema, partitioning, protocol, features, properties, size.
+// `deltacpp describe`: version and schema, then every fact of DESCRIBE DETAIL (format, id,
+// name, description, dates, partitioning, clustering, protocol, features, properties, size).
 #include <arrow/api.h>
+#include <fmt/chrono.h>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
 #include "commands.h"
 #include "deltacpp/api.h"
+#include "deltacpp/ops/describe_detail.h"
 #include "deltacpp/schema.h"
 
 namespace deltacpp::cli {
@@ -20,23 +23,37 @@ struct DescribeArgs {
 arrow::Status Run(const DescribeArgs& args) {
   ARROW_ASSIGN_OR_RAISE(auto table, DeltaTable::Open(args.path));
   ARROW_ASSIGN_OR_RAISE(auto snap, table->SnapshotAt(args.version));
+  ARROW_ASSIGN_OR_RAISE(auto d, DescribeDetail(*snap));
+  auto iso = [](int64_t ms) {  // 2026-01-31T12:00:00.123Z, as DESCRIBE DETAIL shows it
+    const int64_t seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+    return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z",
+                       std::chrono::sys_seconds(std::chrono::seconds(seconds)),
+                       ms - seconds * 1000);
+  };
   std::vector<std::pair<std::string, std::string>> rows;
   rows.emplace_back("location", snap->table_root());
   rows.emplace_back("version", std::to_string(snap->version()));
-  rows.emplace_back("id", snap->metadata().id);
-  if (snap->metadata().name) rows.emplace_back("name", *snap->metadata().name);
-  if (snap->metadata().description) rows.emplace_back("description", *snap->metadata().description);
+  rows.emplace_back("format", d.format);
+  rows.emplace_back("id", d.id);
+  if (d.name) rows.emplace_back("name", *d.name);
+  if (d.description) rows.emplace_back("description", *d.description);
+  if (d.created_at_ms) rows.emplace_back("created at", iso(*d.created_at_ms));
+  rows.emplace_back("last modified", iso(d.last_modified_ms));
   for (const auto& f : snap->schema()->fields()) {
     rows.emplace_back("column " + f->name(),
                       DeltaTypeName(*f->type()) + (f->nullable() ? "" : " NOT NULL"));
   }
-  rows.emplace_back("partition columns", fmt::format("{}", fmt::join(snap->partition_columns(), ", ")));
-  rows.emplace_back("min reader version", std::to_string(snap->protocol().min_reader_version));
-  rows.emplace_back("min writer version", std::to_string(snap->protocol().min_writer_version));
-  rows.emplace_back("table features", fmt::format("{}", fmt::join(snap->table_features(), ", ")));
-  for (const auto& [k, v] : snap->properties()) rows.emplace_back("property " + k, v);
-  rows.emplace_back("number of files", std::to_string(snap->num_files()));
-  rows.emplace_back("size in bytes", std::to_string(snap->total_size_bytes()));
+  rows.emplace_back("partition columns", fmt::format("{}", fmt::join(d.partition_columns, ", ")));
+  if (!d.clustering_columns.empty()) {
+    rows.emplace_back("clustering columns",
+                      fmt::format("{}", fmt::join(d.clustering_columns, ", ")));
+  }
+  rows.emplace_back("min reader version", std::to_string(d.min_reader_version));
+  rows.emplace_back("min writer version", std::to_string(d.min_writer_version));
+  rows.emplace_back("table features", fmt::format("{}", fmt::join(d.table_features, ", ")));
+  for (const auto& [k, v] : d.properties) rows.emplace_back("property " + k, v);
+  rows.emplace_back("number of files", std::to_string(d.num_files));
+  rows.emplace_back("size in bytes", std::to_string(d.size_in_bytes));
   arrow::StringBuilder keys, values;
   for (const auto& [k, v] : rows) {
     ARROW_RETURN_NOT_OK(keys.Append(k));

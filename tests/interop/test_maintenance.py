@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from urllib.parse import unquote
 
-from interop_util import arrow_rows, assert_same_rows, cli, cpp_read, rs_read, spark_df, \
+from interop_util import arrow_rows, assert_detail_agrees, assert_same_rows, cli, cpp_describe, \
+    cpp_read, rs_read, spark_df, \
     spark_rows, write_jsonl
 
 COLS = ["id", "name", "part"]
@@ -196,6 +197,13 @@ def test_detail_matches_sparks_describe_detail(spark, tmp_path):
         spark_ms = int(theirs[key].replace(tzinfo=__import__("datetime").timezone.utc)
                        .timestamp() * 1000)
         assert abs(spark_ms - _iso_ms(mine[key])) < 1000, (key, theirs[key], mine[key])
+    # `describe` shows the same facts.
+    described = cpp_describe(t)
+    assert described["format"] == "delta" and described["id"] == theirs["id"]
+    assert _iso_ms(described["created at"]) == _iso_ms(mine["createdAt"])
+    assert _iso_ms(described["last modified"]) == _iso_ms(mine["lastModified"])
+    assert "clustering columns" not in described
+    assert_detail_agrees(spark, t)
 
 
 def _iso_ms(text: str) -> int:

@@ -12,8 +12,8 @@ import shutil
 from pathlib import Path
 
 from interop_util import arrow_rows, assert_history_agrees, assert_same_rows, cli, \
-    committed_version, compare_versions_all, cpp_read, cpp_versions, spark_df, spark_rows, \
-    write_jsonl
+    committed_version, compare_versions_all, cpp_describe, cpp_read, cpp_versions, spark_df, \
+    spark_rows, write_jsonl
 
 
 def _commit_info(table: Path, version: int) -> dict:
@@ -108,3 +108,5 @@ def test_optimize_of_a_clustered_spark_table(spark, tmp_path):
     # Spark recognises deltacpp's files as clustered: nothing left for its OPTIMIZE.
     out = spark.sql(f"OPTIMIZE delta.`{t}`").collect()[0]["metrics"]
     assert out["numFilesRemoved"] == 0, out
+    assert cpp_describe(t)["clustering columns"] == "a"
+    assert list(spark.sql(f"DESCRIBE DETAIL delta.`{t}`").collect()[0].clusteringColumns) == ["a"]

@@ -35,6 +35,7 @@ Action AddDetailCommand(CLI::App& app);
 Action AddOptimizeCommand(CLI::App& app);
 Action AddFsckCommand(CLI::App& app);
 Action AddConvertCommand(CLI::App& app);
+Action AddStreamCommand(CLI::App& app);
 
 /// Splits `a, b,c` into trimmed, non-empty items.
 std::vector<std::string> SplitList(const std::string& text);

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   add(deltacpp::cli::AddOptimizeCommand);
   add(deltacpp::cli::AddFsckCommand);
   add(deltacpp::cli::AddConvertCommand);
+  add(deltacpp::cli::AddStreamCommand);
   add(deltacpp::cli::AddDetailCommand);
   // A first word that names no command would otherwise reach the parser as an unexpected
   // argument; say what it is and what the commands are.

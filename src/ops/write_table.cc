@@ -467,7 +467,18 @@ arrow::Result<WriteResult> WriteTable(const std::shared_ptr<DeltaTable>& table,
     metrics["numCopiedRows"] = std::to_string(replaced.copied_rows);
     metrics["numAddedChangeFiles"] = std::to_string(num_change_files);
   }
-  auto committed = txn->Commit("WRITE", params, metrics);
+  std::string operation = "WRITE";
+  if (options.streaming_batch) {
+    operation = "STREAMING UPDATE";
+    params = {{"outputMode", options.streaming_batch->output_mode},
+              {"queryId", options.streaming_batch->query_id},
+              {"epochId", std::to_string(options.streaming_batch->epoch_id)}};
+    metrics = {{"numAddedFiles", std::to_string(result.num_files)},
+               {"numRemovedFiles", std::to_string(result.num_removed_files)},
+               {"numOutputRows", std::to_string(result.num_rows)},
+               {"numOutputBytes", std::to_string(result.num_bytes)}};
+  }
+  auto committed = txn->Commit(operation, params, metrics);
   if (!committed.ok()) {
     // Files a commit may reference must survive an unknown outcome; VACUUM removes them later
     // if the commit did not land.

@@ -51,6 +51,14 @@ struct WriteOptions {
   /// Parquet codec of the data files: snappy, zstd, gzip, lz4, brotli or uncompressed. Empty:
   /// the table's `delta.parquet.compression.codec`, or snappy when it has none.
   std::string compression;
+  /// A streaming sink's batch: the commit is recorded as delta-spark records one, operation
+  /// `STREAMING UPDATE` with parameters outputMode, queryId and epochId.
+  struct StreamingBatch {
+    std::string output_mode;  ///< "Append" or "Complete"
+    std::string query_id;
+    int64_t epoch_id = 0;
+  };
+  std::optional<StreamingBatch> streaming_batch;
   TransactionOptions transaction;
   /// Called on the writing thread about every 200 ms while data is written, and once more when
   /// every data file is closed (`done`). Optional.

@@ -116,6 +116,15 @@ arrow::Result<std::unique_ptr<CheckpointDir>> CheckpointDir::Open(const std::str
     return IoError("cannot lock", lock_path, err);
   }
   std::unique_ptr<CheckpointDir> dir(new CheckpointDir(path, fd));
+  // Temporary files of a writer that died mid-write; the lock says no one is writing now.
+  for (const char* sub : {"", "offsets", "commits", "sources/0"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(path) / sub, ec)) {
+      const auto name = e.path().filename().string();
+      if (name.size() > 5 && name[0] == '.' && name.substr(name.size() - 4) == ".tmp") {
+        fs::remove(e.path(), ec);
+      }
+    }
+  }
 
   const std::string metadata = (fs::path(path) / "metadata").string();
   if (fs::exists(metadata, ec)) {

@@ -1,0 +1,75 @@
+// `deltacpp stream` killed with SIGKILL at random moments and restarted, while files keep
+// landing: at the end every record is in the table exactly once. Real processes.
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <random>
+#include <thread>
+
+#include "stream/stream_test_util.h"
+#include "support/process_barrier.h"
+#include "support/temp_dir.h"
+
+namespace fs = std::filesystem;
+
+namespace deltacpp {
+namespace {
+
+pid_t StartStream(const std::vector<std::string>& args) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    dup2(devnull, STDERR_FILENO);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(DELTACPP_CLI_PATH));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(DELTACPP_CLI_PATH, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+TEST(StreamCrash, KilledAtRandomAndRestartedEveryRecordLandsExactlyOnce) {
+  testing::TempDir dir;
+  const auto landing = dir.path() / "landing";
+  const std::string sink = (dir.path() / "sink").string();
+  const std::string checkpoint = (dir.path() / "checkpoint").string();
+  fs::create_directories(landing);
+  const std::vector<std::string> args = {
+      "stream", "--source", "json:" + landing.string(), "--schema", "id long, name string",
+      "--sink", sink, "--checkpoint", checkpoint, "--max-files", "2"};
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  std::mt19937 rng(seed);
+  constexpr int kIterations = 150;
+  constexpr int64_t kPerFile = 20;
+  int64_t next_id = 0;
+  int files = 0;
+  int killed = 0;
+  for (int i = 0; i < kIterations; ++i) {
+    for (int k = static_cast<int>(rng() % 3); k > 0; --k) {
+      testing::LandJson(landing, fmt::format("f{:05}.json", files++), next_id, kPerFile);
+      next_id += kPerFile;
+    }
+    const pid_t pid = StartStream(args);
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 120000));
+    if (kill(pid, SIGKILL) == 0) ++killed;
+    testing::WaitStatus(pid);
+  }
+  // A last run, not killed, drains the folder.
+  const pid_t pid = StartStream(args);
+  const int status = testing::WaitStatus(pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_GT(killed, kIterations / 2) << "most runs must have been killed mid-way";
+  EXPECT_EQ(testing::IdCounts(sink), testing::EachOnce(0, next_id))
+      << files << " files, " << killed << " kills";
+}
+
+}  // namespace
+}  // namespace deltacpp

@@ -1,5 +1,6 @@
-// `deltacpp stream`: a landing folder (JSON Lines, CSV, Parquet) into a Delta table in
-// micro-batches, exactly once, with a checkpoint directory; stops cleanly on SIGINT/SIGTERM.
+// `deltacpp stream`: a landing folder (JSON Lines, CSV, Parquet) or a Delta table (its new
+// rows, or its change data feed) into a Delta table in micro-batches, exactly once, with a
+// checkpoint directory; stops cleanly on SIGINT/SIGTERM.
 #include <fmt/core.h>
 #include <signal.h>
 #include <unistd.h>
@@ -10,7 +11,9 @@
 #include "commands.h"
 #include "deltacpp/error.h"
 #include "deltacpp/schema.h"
+#include "deltacpp/stream/delta_source.h"
 #include "deltacpp/stream/file_source.h"
+#include "deltacpp/table.h"
 
 namespace deltacpp::cli {
 
@@ -56,6 +59,9 @@ arrow::Result<Trigger> ParseTrigger(const std::string& text) {
 Action AddStreamCommand(CLI::App& app) {
   struct Options {
     std::string source, schema, sink, checkpoint, trigger = "available-now";
+    std::string starting_version, starting_timestamp;
+    bool skip_change_commits = false, ignore_deletes = false, ignore_changes = false;
+    bool read_change_feed = false;
     std::string output_mode = "append", bad_records = "fail";
     std::optional<int64_t> max_files, max_bytes;
     std::vector<std::string> partition_by;
@@ -63,10 +69,24 @@ Action AddStreamCommand(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "stream", "Ingest a landing folder into a table in micro-batches, each file exactly once");
-  cmd->add_option("--source", o->source, "json:DIR, csv:DIR or parquet:DIR")->required();
-  cmd->add_option("--schema", o->schema, "Columns of the records: 'id long, name string'")
+      "stream", "Stream a landing folder or a Delta table into a table in micro-batches, "
+                "each input exactly once");
+  cmd->add_option("--source", o->source, "json:DIR, csv:DIR, parquet:DIR or delta:TABLE")
       ->required();
+  cmd->add_option("--schema", o->schema,
+                  "Columns of the records of a folder source: 'id long, name string'");
+  cmd->add_option("--starting-version", o->starting_version,
+                  "Delta source, first run: commits from version N on, or 'latest'");
+  cmd->add_option("--starting-timestamp", o->starting_timestamp,
+                  "Delta source, first run: commits from the first at or after TS");
+  cmd->add_flag("--skip-change-commits", o->skip_change_commits,
+                "Delta source: skip commits that change or remove rows");
+  cmd->add_flag("--ignore-deletes", o->ignore_deletes,
+                "Delta source: skip commits that only remove files");
+  cmd->add_flag("--ignore-changes", o->ignore_changes,
+                "Delta source: emit the files changing commits rewrite (rows may repeat)");
+  cmd->add_flag("--read-change-feed", o->read_change_feed,
+                "Delta source: stream the change data feed (_change_type, ...)");
   cmd->add_option("--sink", o->sink, "Table path (created by the first batch)")->required();
   cmd->add_option("--checkpoint", o->checkpoint, "Checkpoint directory of this query")
       ->required();
@@ -80,38 +100,78 @@ Action AddStreamCommand(CLI::App& app) {
       ->delimiter(',');
   cmd->add_flag("--no-header", o->no_header, "CSV files have no header line");
   return [o] {
-    FileSourceOptions source;
+    std::shared_ptr<StreamSource> source;
+    std::string backlog_unit = "file";
     const auto colon = o->source.find(':');
     const std::string kind = colon == std::string::npos ? "" : o->source.substr(0, colon);
-    if (kind == "json") {
-      source.format = FileFormat::kJson;
-    } else if (kind == "csv") {
-      source.format = FileFormat::kCsv;
-    } else if (kind == "parquet") {
-      source.format = FileFormat::kParquet;
+    const std::string location = colon == std::string::npos ? "" : o->source.substr(colon + 1);
+    if (kind == "delta") {
+      DeltaSourceOptions delta;
+      delta.location = location;
+      if (o->starting_version == "latest") {
+        delta.starting_latest = true;
+      } else if (!o->starting_version.empty()) {
+        if (o->starting_version.find_first_not_of("0123456789") != std::string::npos ||
+            o->starting_version.size() > 18) {
+          return ReportError(DeltaError(
+              DeltaErrorCode::kInvalidArgument,
+              fmt::format("--starting-version '{}': expected a version or 'latest'",
+                          o->starting_version)));
+        }
+        delta.starting_version = std::stoll(o->starting_version);
+      }
+      if (!o->starting_timestamp.empty()) {
+        auto ms = ParseTimestampMillis(o->starting_timestamp);
+        if (!ms.ok()) return ReportError(ms.status());
+        delta.starting_timestamp_ms = *ms;
+      }
+      delta.limits.max_files = o->max_files;
+      delta.limits.max_bytes = o->max_bytes;
+      delta.skip_change_commits = o->skip_change_commits;
+      delta.ignore_deletes = o->ignore_deletes;
+      delta.ignore_changes = o->ignore_changes;
+      delta.read_change_feed = o->read_change_feed;
+      source = MakeDeltaSource(std::move(delta));
+      backlog_unit = "commit";
     } else {
-      return ReportError(DeltaError(
-          DeltaErrorCode::kInvalidArgument,
-          fmt::format("--source '{}': expected json:DIR, csv:DIR or parquet:DIR", o->source)));
-    }
-    source.location = o->source.substr(colon + 1);
-    auto schema = SchemaFromDdl(o->schema);
-    if (!schema.ok()) return ReportError(schema.status());
-    source.schema = *schema;
-    source.limits.max_files = o->max_files;
-    source.limits.max_bytes = o->max_bytes;
-    source.csv_header = !o->no_header;
-    if (o->bad_records == "fail") {
-      source.bad_records = BadRecordPolicy::kFail;
-    } else if (o->bad_records == "drop") {
-      source.bad_records = BadRecordPolicy::kDrop;
-    } else if (o->bad_records.rfind("route=", 0) == 0 && o->bad_records.size() > 6) {
-      source.bad_records = BadRecordPolicy::kRoute;
-      source.bad_records_location = o->bad_records.substr(6);
-    } else {
-      return ReportError(DeltaError(
-          DeltaErrorCode::kInvalidArgument,
-          fmt::format("--bad-records '{}': expected fail, drop or route=TABLE", o->bad_records)));
+      FileSourceOptions files;
+      if (kind == "json") {
+        files.format = FileFormat::kJson;
+      } else if (kind == "csv") {
+        files.format = FileFormat::kCsv;
+      } else if (kind == "parquet") {
+        files.format = FileFormat::kParquet;
+      } else {
+        return ReportError(DeltaError(
+            DeltaErrorCode::kInvalidArgument,
+            fmt::format("--source '{}': expected json:DIR, csv:DIR, parquet:DIR or delta:TABLE",
+                        o->source)));
+      }
+      if (o->schema.empty()) {
+        return ReportError(DeltaError(DeltaErrorCode::kInvalidArgument,
+                                      "a folder source needs --schema"));
+      }
+      files.location = location;
+      auto schema = SchemaFromDdl(o->schema);
+      if (!schema.ok()) return ReportError(schema.status());
+      files.schema = *schema;
+      files.limits.max_files = o->max_files;
+      files.limits.max_bytes = o->max_bytes;
+      files.csv_header = !o->no_header;
+      if (o->bad_records == "fail") {
+        files.bad_records = BadRecordPolicy::kFail;
+      } else if (o->bad_records == "drop") {
+        files.bad_records = BadRecordPolicy::kDrop;
+      } else if (o->bad_records.rfind("route=", 0) == 0 && o->bad_records.size() > 6) {
+        files.bad_records = BadRecordPolicy::kRoute;
+        files.bad_records_location = o->bad_records.substr(6);
+      } else {
+        return ReportError(DeltaError(
+            DeltaErrorCode::kInvalidArgument,
+            fmt::format("--bad-records '{}': expected fail, drop or route=TABLE",
+                        o->bad_records)));
+      }
+      source = MakeFileSource(std::move(files));
     }
     DeltaSinkOptions sink;
     sink.location = o->sink;
@@ -135,12 +195,12 @@ Action AddStreamCommand(CLI::App& app) {
     const bool terminal = isatty(STDERR_FILENO) && isatty(STDOUT_FILENO);
     auto result =
         StreamQueryBuilder()
-            .Source(MakeFileSource(std::move(source)))
+            .Source(std::move(source))
             .Sink(std::move(sink))
             .Checkpoint(o->checkpoint)
             .Trigger(*trigger)
             .StopFlag(&g_stop)
-            .OnBatch([terminal](const BatchReport& b) {
+            .OnBatch([terminal, backlog_unit](const BatchReport& b) {
               std::string line = fmt::format(
                   "batch {}: {} row{}", b.batch_id, b.rows, b.rows == 1 ? "" : "s");
               if (b.rejected_records) line += fmt::format(", {} rejected", b.rejected_records);
@@ -150,8 +210,10 @@ Action AddStreamCommand(CLI::App& app) {
                 line += fmt::format(" -> version {}", *b.sink_version);
               }
               if (b.replayed) line += " (replayed)";
-              if (b.backlog) line += fmt::format(", {} file{} waiting", *b.backlog,
-                                                 *b.backlog == 1 ? "" : "s");
+              if (b.backlog) {
+                line += fmt::format(", {} {}{} waiting", *b.backlog, backlog_unit,
+                                    *b.backlog == 1 ? "" : "s");
+              }
               line += fmt::format(", {} ms", b.duration.count());
               if (terminal) {
                 std::cerr << "\r\033[K" << line << std::flush;

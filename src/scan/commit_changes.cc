@@ -133,4 +133,35 @@ std::vector<ChangeFile> CommitChangeFiles(const ParsedActions& actions) {
   return out;
 }
 
+AddedDataFile AddedDataFileAt(const arrow::RecordBatch& batch, int64_t row) {
+  const auto& paths = static_cast<const arrow::StringArray&>(*batch.column(kPathCol));
+  const auto& sizes = static_cast<const arrow::Int64Array&>(*batch.column(kSizeCol));
+  const auto& mtimes = static_cast<const arrow::Int64Array&>(*batch.column(kModificationTimeCol));
+  AddedDataFile f;
+  f.path = std::string(paths.GetView(row));
+  f.partition_values = PartitionValuesAt(batch, row);
+  f.deletion_vector = DeletionVectorAt(batch, row);
+  f.size = sizes.IsValid(row) ? sizes.Value(row) : 0;
+  f.modification_time = mtimes.IsValid(row) ? mtimes.Value(row) : 0;
+  return f;
+}
+
+CommitDataChanges DataChangesOf(const ParsedActions& actions) {
+  CommitDataChanges out;
+  if (!actions.file_actions) return out;
+  const auto& batch = *actions.file_actions;
+  const auto& data_change = static_cast<const arrow::BooleanArray&>(*batch.column(kDataChangeCol));
+  const auto& is_add =
+      static_cast<const arrow::BooleanArray&>(*batch.column(kNumFileActionColumns));
+  for (int64_t row = 0; row < batch.num_rows(); ++row) {
+    if (!data_change.IsValid(row) || !data_change.Value(row)) continue;
+    if (!is_add.Value(row)) {
+      ++out.data_removes;
+      continue;
+    }
+    out.adds.push_back(AddedDataFileAt(batch, row));
+  }
+  return out;
+}
+
 }  // namespace deltacpp::internal

@@ -35,4 +35,24 @@ struct ChangeFile {
 /// rewrote files without changing them).
 std::vector<ChangeFile> CommitChangeFiles(const ParsedActions& actions);
 
+/// A data file named by an add action.
+struct AddedDataFile {
+  std::string path;  ///< as in the log
+  std::map<std::string, std::optional<std::string>> partition_values;  ///< physical keys
+  std::optional<DeletionVectorDescriptor> deletion_vector;
+  int64_t size = 0;
+  int64_t modification_time = 0;
+};
+
+/// What one commit did to the table's data, as a streaming source sees it: its adds with
+/// dataChange=true in log order, and how many removes with dataChange=true it holds.
+struct CommitDataChanges {
+  std::vector<AddedDataFile> adds;
+  int64_t data_removes = 0;
+};
+CommitDataChanges DataChangesOf(const ParsedActions& actions);
+
+/// The data file of row `row` of a batch in FileActionSchema() or ReplayBatchSchema() layout.
+AddedDataFile AddedDataFileAt(const arrow::RecordBatch& batch, int64_t row);
+
 }  // namespace deltacpp::internal

@@ -7,6 +7,7 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "deltacpp/api.h"
@@ -18,6 +19,7 @@
 #include "scan/change_range.h"
 #include "scan/commit_changes.h"
 #include "scan/data_files_reader.h"
+#include "stream/checkpoint_dir.h"
 
 namespace deltacpp {
 
@@ -94,7 +96,7 @@ class DeltaSource : public StreamSource {
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
 
   arrow::Status Open(const std::string& state_dir) override {
-    (void)state_dir;  // offsets carry everything
+    state_dir_ = state_dir;
     const int starts = options_.starting_version.has_value() +
                        options_.starting_timestamp_ms.has_value() + options_.starting_latest;
     if (starts > 1) {
@@ -212,7 +214,24 @@ class DeltaSource : public StreamSource {
                                   batch_id, table_->root(), o.table_id, table_id_));
   }
 
+  // Where the query starts: chosen on its first run and kept in the source's state, so that a
+  // run that found nothing to read (startingVersion=latest) does not move the start.
   arrow::Result<Position> InitialPosition() {
+    const std::string path = state_dir_ + "/start";
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+      ARROW_ASSIGN_OR_RAISE(auto text, ReadSmallFile(path));
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      ARROW_ASSIGN_OR_RAISE(auto kept, ParseOffset(text));
+      ARROW_RETURN_NOT_OK(CheckSameTable(kept, 0));
+      return kept.from;
+    }
+    ARROW_ASSIGN_OR_RAISE(Position start, ChooseStart());
+    ARROW_RETURN_NOT_OK(WriteFileAtomically(path, OffsetJson({table_id_, start, start}) + "\n"));
+    return start;
+  }
+
+  arrow::Result<Position> ChooseStart() {
     ARROW_ASSIGN_OR_RAISE(auto latest, table_->Latest());
     if (options_.starting_version) {
       if (*options_.starting_version > latest->version() + 1) {
@@ -407,6 +426,7 @@ class DeltaSource : public StreamSource {
   }
 
   DeltaSourceOptions options_;
+  std::string state_dir_;
   std::shared_ptr<DeltaTable> table_;
   std::shared_ptr<Snapshot> schema_snapshot_;
   std::string table_id_;

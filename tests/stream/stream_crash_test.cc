@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "deltacpp/ops/write.h"
 #include "stream/stream_test_util.h"
 #include "support/process_barrier.h"
 #include "support/temp_dir.h"
@@ -69,6 +70,46 @@ TEST(StreamCrash, KilledAtRandomAndRestartedEveryRecordLandsExactlyOnce) {
   EXPECT_GT(killed, kIterations / 2) << "most runs must have been killed mid-way";
   EXPECT_EQ(testing::IdCounts(sink), testing::EachOnce(0, next_id))
       << files << " files, " << killed << " kills";
+}
+
+TEST(StreamCrash, DeltaToDeltaKilledAtRandomCopiesEveryRowExactlyOnce) {
+  testing::TempDir dir;
+  const std::string source = (dir.path() / "source").string();
+  const std::string sink = (dir.path() / "sink").string();
+  const std::string checkpoint = (dir.path() / "checkpoint").string();
+  const std::vector<std::string> args = {"stream", "--source", "delta:" + source, "--sink", sink,
+                                         "--checkpoint", checkpoint, "--max-files", "2"};
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  std::mt19937 rng(seed);
+  int64_t next_id = 0;
+  auto append = [&](int64_t n) {
+    arrow::Int64Builder ids;
+    arrow::StringBuilder names;
+    for (int64_t i = next_id; i < next_id + n; ++i) {
+      ASSERT_TRUE(ids.Append(i).ok());
+      ASSERT_TRUE(names.Append("n").ok());
+    }
+    next_id += n;
+    auto t = arrow::Table::Make(testing::IdNameSchema(), {*ids.Finish(), *names.Finish()});
+    ASSERT_TRUE(WriteTable(source, t, {}).ok());
+  };
+  append(10);
+  constexpr int kIterations = 100;
+  int killed = 0;
+  for (int i = 0; i < kIterations; ++i) {
+    for (int k = static_cast<int>(rng() % 3); k > 0; --k) append(1 + rng() % 20);
+    const pid_t pid = StartStream(args);
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 120000));
+    if (kill(pid, SIGKILL) == 0) ++killed;
+    testing::WaitStatus(pid);
+  }
+  const pid_t pid = StartStream(args);
+  const int status = testing::WaitStatus(pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_GT(killed, kIterations / 2);
+  EXPECT_EQ(testing::IdCounts(sink), testing::EachOnce(0, next_id)) << killed << " kills";
 }
 
 }  // namespace

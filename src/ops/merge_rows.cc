@@ -694,6 +694,10 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
   ARROW_RETURN_NOT_OK(CheckOptionText(*on_, prefix, "the ON condition"));
   ARROW_RETURN_NOT_OK(CheckOptionText(target_alias_, prefix, "the target alias"));
   ARROW_RETURN_NOT_OK(CheckOptionText(source_alias_, prefix, "the source alias"));
+  if (txn_) {
+    ARROW_RETURN_NOT_OK(CheckOptionText(txn_->first, prefix, "the txn app id (txnAppId)"));
+    if (txn_->second < 0) return invalid(fmt::format("txn version {} is negative", txn_->second));
+  }
   std::map<Kind, int> numbers;
   for (size_t i = 0; i < clauses_.size(); ++i) {
     const auto& c = clauses_[i];
@@ -798,6 +802,17 @@ arrow::Result<MergeMetrics> MergeBuilder::Execute() const {
     }
   }
   const Snapshot& snapshot = *op.snapshot;
+  if (txn_) {
+    const auto recorded = snapshot.txn_version(txn_->first);
+    if (recorded && *recorded >= txn_->second) {
+      (void)op.rewriter->Abort();
+      MergeMetrics skipped;
+      skipped.skipped = true;
+      skipped.num_source_rows = num_source;
+      return skipped;
+    }
+    op.txn->SetTxn(txn_->first, txn_->second);
+  }
   const std::string context =
       fmt::format("MERGE on table {} version {}: ", snapshot.table_root(), snapshot.version());
   ARROW_ASSIGN_OR_RAISE(auto index, JoinKeyIndex::Build(source_keys, num_source));

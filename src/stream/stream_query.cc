@@ -62,6 +62,11 @@ arrow::Result<StreamRunResult> StreamQueryBuilder::Run() const {
   Initialize();
   ARROW_ASSIGN_OR_RAISE(auto ckpt, CheckpointDir::Open(checkpoint_));
   ARROW_RETURN_NOT_OK(source_->Open(ckpt->source_state_dir()));
+  // One handle for the run: each batch reads only the sink's commits made since the last.
+  std::shared_ptr<DeltaTable> sink_table;
+  if (sink_) {
+    ARROW_ASSIGN_OR_RAISE(sink_table, DeltaTable::Locate(sink_->location));
+  }
   StreamRunResult result;
   result.query_id = ckpt->query_id();
   result.last_batch_id = ckpt->LatestCommit();
@@ -92,7 +97,7 @@ arrow::Result<StreamRunResult> StreamQueryBuilder::Run() const {
       write = IdempotentWrite(result.query_id, id, std::move(write));
       arrow::Result<WriteResult> written;
       for (int attempt = 0;; ++attempt) {
-        written = WriteTable(sink_->location, rows, write);
+        written = WriteTable(sink_table, rows, write);
         if (written.ok() || attempt == 2 || !Retryable(written.status())) break;
       }
       if (!written.ok()) {

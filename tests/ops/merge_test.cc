@@ -127,6 +127,30 @@ TEST_F(MergeTest, UpsertByRewritingFiles) {
   }
 }
 
+TEST_F(MergeTest, AnIdempotentMergeRunsOncePerAppVersion) {
+  const auto root = MakeScores(kCopyOnWrite);
+  auto first = Upsert(root).Txn("ingest", 5).Execute();
+  ASSERT_MERGES(first);
+  EXPECT_FALSE(first->skipped);
+  EXPECT_EQ(testing::Latest(root)->txn_version("ingest"), std::optional<int64_t>(5));
+  for (int64_t version : {5, 4}) {
+    auto again = Upsert(root).Txn("ingest", version).Execute();
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_TRUE(again->skipped) << version;
+    EXPECT_FALSE(again->version.has_value());
+  }
+  EXPECT_EQ(LatestVersion(root), 2) << "skipped merges commit nothing";
+  MergeBuilder later(root, Scores({2}, {"Budi"}, {99}));
+  later.TargetAlias("t").SourceAlias("s").On("t.id = s.id")
+      .WhenMatchedUpdate(std::nullopt, {{"nilai", "s.nilai"}}).Txn("ingest", 6);
+  auto next = later.Execute();
+  ASSERT_MERGES(next);
+  EXPECT_EQ(ReadRows(root),
+            (std::multiset<std::string>{"1|Ali|85", "2|Budi|99", "3|Citra|78", "4|Dewi|92"}));
+  auto bad = Upsert(root).Txn("bad\xff", 7).Execute();
+  ExpectRefusedCleanly(root, bad, "InvalidArgument", 3);
+}
+
 TEST_F(MergeTest, UpsertWithDeletionVectors) {
   const auto root = MakeScores(kWithDv);
   const auto files_before = DataFiles(root);

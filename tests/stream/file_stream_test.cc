@@ -9,6 +9,7 @@
 
 #include <thread>
 
+#include "deltacpp/ops/merge.h"
 #include "deltacpp/stream/file_source.h"
 #include "ops/dml_test_util.h"
 #include "stream/stream_test_util.h"
@@ -286,6 +287,51 @@ TEST(FileStream, ForeachBatchWithIdempotentWritesTakesEffectOncePerBatch) {
   ASSERT_TRUE(run().ok());
   EXPECT_EQ(delivered, (std::vector<int64_t>{0, 0})) << "delivered again after the crash";
   EXPECT_EQ(IdCounts(p.sink), EachOnce(0, 4)) << "but written once";
+}
+
+TEST(FileStream, UpsertEachMicroBatchWithAnIdempotentMerge) {
+  Paths p;
+  // Batch 0 inserts ids 0..4; batch 1 brings ids 3..6 again with new names: 3, 4 updated.
+  testing::WriteText(p.landing / "a.json",
+                     "{\"id\":0,\"name\":\"a\"}\n{\"id\":1,\"name\":\"a\"}\n"
+                     "{\"id\":2,\"name\":\"a\"}\n{\"id\":3,\"name\":\"a\"}\n"
+                     "{\"id\":4,\"name\":\"a\"}\n");
+  auto source = JsonSource(p);
+  source.limits.max_files = 1;
+  std::vector<int64_t> merged, skipped;
+  auto run = [&] {
+    return StreamQueryBuilder()
+        .Source(MakeFileSource(source))
+        .ForeachBatch([&](const std::shared_ptr<arrow::Table>& rows, int64_t id) {
+          if (!fs::exists(fs::path(p.sink) / "_delta_log")) {
+            return WriteTable(p.sink, rows, IdempotentWrite("upserts", id)).status();
+          }
+          ARROW_ASSIGN_OR_RAISE(
+              auto m, MergeBuilder(p.sink, std::make_shared<arrow::TableBatchReader>(rows))
+                          .On("t.id = s.id")
+                          .TargetAlias("t")
+                          .SourceAlias("s")
+                          .WhenMatchedUpdateAll()
+                          .WhenNotMatchedInsertAll()
+                          .Txn("upserts", id)
+                          .Execute());
+          (m.skipped ? skipped : merged).push_back(id);
+          return arrow::Status::OK();
+        })
+        .Checkpoint(p.checkpoint)
+        .Run();
+  };
+  ASSERT_TRUE(run().ok());
+  testing::WriteText(p.landing / "b.json",
+                     "{\"id\":3,\"name\":\"b\"}\n{\"id\":4,\"name\":\"b\"}\n"
+                     "{\"id\":5,\"name\":\"b\"}\n{\"id\":6,\"name\":\"b\"}\n");
+  ASSERT_TRUE(run().ok());
+  fs::remove(fs::path(p.checkpoint) / "commits" / "1");  // crash after the merge committed
+  ASSERT_TRUE(run().ok());
+  EXPECT_EQ(merged, (std::vector<int64_t>{1}));
+  EXPECT_EQ(skipped, (std::vector<int64_t>{1})) << "the replayed merge is skipped";
+  EXPECT_EQ(testing::ReadRows(p.sink),
+            (std::multiset<std::string>{"0|a", "1|a", "2|a", "3|b", "4|b", "5|b", "6|b"}));
 }
 
 TEST(FileStream, ASecondQueryOnARunningQuerysCheckpointIsRefused) {

@@ -24,6 +24,9 @@ namespace deltacpp {
 struct MergeMetrics {
   /// The version committed; nullopt when the merge changed nothing (nothing is committed).
   std::optional<int64_t> version;
+  /// With MergeBuilder::Txn: the table had recorded that version (or a later one) of the app
+  /// already, so the merge did nothing.
+  bool skipped = false;
   int64_t num_source_rows = 0;                          ///< numSourceRows
   int64_t num_target_rows_inserted = 0;                 ///< numTargetRowsInserted
   int64_t num_target_rows_updated = 0;                  ///< numTargetRowsUpdated: both kinds
@@ -196,6 +199,14 @@ class MergeBuilder {
     options_ = std::move(options);
     return *this;
   }
+  /// An idempotent merge (delta-spark's txnAppId / txnVersion): skipped when the table has
+  /// recorded `version` or a later one for `app_id`, otherwise committed with that txn. The
+  /// pattern for foreachBatch: `.Txn(query_id, batch_id)`. A merge that changes nothing
+  /// commits nothing, its txn included.
+  MergeBuilder& Txn(std::string app_id, int64_t version) {
+    txn_ = std::make_pair(std::move(app_id), version);
+    return *this;
+  }
   /// Runs the merge (reading the source to its end) and commits it.
   arrow::Result<MergeMetrics> Execute() const;
 
@@ -222,6 +233,7 @@ class MergeBuilder {
   bool schema_evolution_ = false;
   int parallelism_ = 0;
   TransactionOptions options_;
+  std::optional<std::pair<std::string, int64_t>> txn_;
 };
 
 }  // namespace deltacpp

@@ -34,4 +34,7 @@ trap 'rm -rf "$TMP"' EXIT
 # OPTIMIZE (bin-packing and Z-order) against delta-rs: every run's commit and rows are checked.
 .venv/bin/python bench/optimize_bench.py --cli "$BUILD/deltacpp" --files 200 --rows 200000 \
   --runs 1 --dir "$TMP/optimize"
+# Streaming: ingest, latency at a 1 s trigger, following a table; every sink is checked.
+.venv/bin/python bench/stream_bench.py --cli "$BUILD/deltacpp" --files 20 --rows 100 \
+  --latency-seconds 2 --follow-seconds 3 --dir "$TMP/stream"
 echo "bench-smoke: OK"

@@ -38,3 +38,7 @@ echo
 echo
 .venv/bin/python bench/optimize_bench.py --cli "$BUILD/deltacpp" --files 10000 --rows 10000000 \
   --runs "$RUNS" --dir "$DATA/optimize" --json "$DATA/optimize.json"
+echo
+.venv/bin/python bench/stream_bench.py --cli "$BUILD/deltacpp" --files 200 --rows 5000 \
+  --latency-seconds 20 --follow-seconds 180 --spark --dir "$DATA/stream" \
+  --json "$DATA/stream.json"

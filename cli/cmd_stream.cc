@@ -178,6 +178,8 @@ Action AddStreamCommand(CLI::App& app) {
     sink.partition_by = o->partition_by;
     if (o->output_mode == "complete") {
       sink.mode = OutputMode::kComplete;
+    } else if (o->output_mode == "update") {
+      sink.mode = OutputMode::kUpdate;  // refused by the query, with the reason
     } else if (o->output_mode != "append") {
       return ReportError(DeltaError(
           DeltaErrorCode::kInvalidArgument,

@@ -59,6 +59,12 @@ arrow::Result<StreamRunResult> StreamQueryBuilder::Run() const {
     return DeltaError(DeltaErrorCode::kInvalidArgument,
                       "a processing-time trigger needs an interval above 0");
   }
+  if (sink_ && sink_->mode == OutputMode::kUpdate) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("a Delta sink ({}) takes output mode append or complete; "
+                                  "for updates, merge each batch in foreachBatch",
+                                  sink_->location));
+  }
   Initialize();
   ARROW_ASSIGN_OR_RAISE(auto ckpt, CheckpointDir::Open(checkpoint_));
   ARROW_RETURN_NOT_OK(source_->Open(ckpt->source_state_dir()));

@@ -404,6 +404,11 @@ TEST(FileStream, BadQueriesAreRefusedClearly) {
   auto no_checkpoint =
       StreamQueryBuilder().Source(MakeFileSource(JsonSource(p))).Sink(SinkAt(p.sink)).Run();
   EXPECT_TRUE(IsDeltaError(no_checkpoint.status(), DeltaErrorCode::kInvalidArgument));
+  auto update = StreamQueryBuilder().Source(MakeFileSource(JsonSource(p)))
+                    .Sink(SinkAt(p.sink, OutputMode::kUpdate)).Checkpoint(p.checkpoint).Run();
+  EXPECT_TRUE(IsDeltaError(update.status(), DeltaErrorCode::kInvalidArgument));
+  EXPECT_NE(update.status().message().find("foreachBatch"), std::string::npos);
+  EXPECT_FALSE(fs::exists(p.checkpoint));
   auto missing = JsonSource(p);
   missing.location = (p.dir.path() / "nowhere").string();
   auto no_folder = RunOnce(p, missing);

@@ -77,6 +77,9 @@ class StreamSource {
 enum class OutputMode {
   kAppend,    ///< the batch's rows are appended
   kComplete,  ///< the batch's rows replace the table's (one overwrite commit per batch)
+  /// Not for a Delta sink (as in delta-spark): upserts of each batch go through
+  /// ForeachBatch with MergeBuilder::Txn. A Delta sink in this mode is InvalidArgument.
+  kUpdate,
 };
 
 /// A Delta table receiving the batches. Every batch commits with txn(appId = the query's id,

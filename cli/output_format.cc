@@ -9,7 +9,11 @@
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
 
+#include <arrow/util/thread_pool.h>
+
 #include <algorithm>
+#include <deque>
+#include <functional>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -439,7 +443,7 @@ arrow::Status ForEachBatch(arrow::RecordBatchReader& reader, const OutputOptions
     if (!batch) break;
     if (batch->num_rows() > remaining) batch = batch->Slice(0, remaining);
     remaining -= batch->num_rows();
-    ARROW_RETURN_NOT_OK(fn(*batch));
+    ARROW_RETURN_NOT_OK(fn(std::move(batch)));
   }
   return arrow::Status::OK();
 }
@@ -460,7 +464,8 @@ arrow::Status WriteTable(arrow::RecordBatchReader& reader, std::ostream& out,
     widths[c] = DisplayWidth(schema->field(c)->name());
     right[c] = IsNumericType(*schema->field(c)->type());
   }
-  ARROW_RETURN_NOT_OK(ForEachBatch(reader, opts, [&](const arrow::RecordBatch& batch) {
+  ARROW_RETURN_NOT_OK(ForEachBatch(reader, opts, [&](std::shared_ptr<arrow::RecordBatch> owned) {
+    const arrow::RecordBatch& batch = *owned;
     for (int64_t r = 0; r < batch.num_rows(); ++r) {
       std::vector<std::string> row(ncols);
       for (int c = 0; c < ncols; ++c) {
@@ -508,6 +513,123 @@ arrow::Status WriteTable(arrow::RecordBatchReader& reader, std::ostream& out,
   return CheckStream(out);
 }
 
+// True when a column's text can hold a character CSV must quote (strings, binary, nested
+// values as JSON); numbers, booleans, dates and times never do.
+bool TextMayNeedQuotes(const arrow::DataType& type) {
+  if (arrow::is_integer(type.id()) || arrow::is_floating(type.id()) ||
+      arrow::is_decimal(type.id()) || arrow::is_temporal(type.id())) {
+    return false;
+  }
+  return type.id() != arrow::Type::BOOL && type.id() != arrow::Type::NA;
+}
+
+bool NeedsCsvQuotes(std::string_view field) {
+  for (char c : field) {
+    if (c == ',' || c == '"' || c == '\r' || c == '\n') return true;
+  }
+  return false;
+}
+
+// The CSV lines of rows [begin, end) of `batch`.
+std::string CsvLines(const arrow::RecordBatch& batch, int64_t begin, int64_t end) {
+  const int ncols = batch.num_columns();
+  std::vector<const arrow::Array*> columns(ncols);
+  std::vector<bool> check(ncols);
+  for (int c = 0; c < ncols; ++c) {
+    columns[c] = batch.column(c).get();
+    check[c] = TextMayNeedQuotes(*columns[c]->type());
+  }
+  std::string text;
+  text.reserve(static_cast<size_t>(end - begin) * (24 * ncols + 1));
+  std::string quoted;
+  for (int64_t r = begin; r < end; ++r) {
+    for (int c = 0; c < ncols; ++c) {
+      if (c > 0) text.push_back(',');
+      const arrow::Array& column = *columns[c];
+      if (column.IsNull(r)) continue;
+      const size_t start = text.size();
+      AppendValue(column, r, Mode::kText, &text);
+      if (text.size() == start) {
+        text.append("\"\"");  // an empty value, told apart from NULL
+      } else if (check[c] && NeedsCsvQuotes(std::string_view(text).substr(start))) {
+        quoted.clear();
+        AppendCsvField(std::string_view(text).substr(start), &quoted);
+        text.resize(start);
+        text.append(quoted);
+      }
+    }
+    text.push_back('\n');
+  }
+  return text;
+}
+
+// The JSON Lines of rows [begin, end) of `batch`; `keys[c]` is `"name":` of column c.
+std::string JsonLines(const arrow::RecordBatch& batch, int64_t begin, int64_t end,
+                      const std::vector<std::string>& keys) {
+  const int ncols = batch.num_columns();
+  std::vector<const arrow::Array*> columns(ncols);
+  for (int c = 0; c < ncols; ++c) columns[c] = batch.column(c).get();
+  std::string text;
+  text.reserve(static_cast<size_t>(end - begin) * (40 * ncols + 3));
+  for (int64_t r = begin; r < end; ++r) {
+    text.push_back('{');
+    for (int c = 0; c < ncols; ++c) {
+      if (c > 0) text.push_back(',');
+      text.append(keys[c]);
+      AppendValue(*columns[c], r, Mode::kJson, &text);
+    }
+    text.append("}\n");
+  }
+  return text;
+}
+
+// Formats batches into text on Arrow's CPU pool, a few batches ahead (each cut into pieces of
+// at most 16k rows formatted at once), and writes the text to `out` in order.
+class ParallelTextWriter {
+ public:
+  using Format = std::function<std::string(const arrow::RecordBatch&, int64_t, int64_t)>;
+  ParallelTextWriter(std::ostream& out, Format format) : out_(out), format_(std::move(format)) {}
+
+  arrow::Status Add(std::shared_ptr<arrow::RecordBatch> batch) {
+    constexpr int64_t kPiece = 16 * 1024;
+    auto* pool = arrow::internal::GetCpuThreadPool();
+    for (int64_t begin = 0; begin < batch->num_rows(); begin += kPiece) {
+      const int64_t end = std::min(batch->num_rows(), begin + kPiece);
+      ARROW_ASSIGN_OR_RAISE(auto piece, pool->Submit([this, batch, begin, end] {
+        return format_(*batch, begin, end);
+      }));
+      pending_.push_back(std::move(piece));
+      if (pending_.size() > kAhead) ARROW_RETURN_NOT_OK(WriteOldest());
+    }
+    return arrow::Status::OK();
+  }
+
+  arrow::Status Finish() {
+    while (!pending_.empty()) ARROW_RETURN_NOT_OK(WriteOldest());
+    return CheckStream(out_);
+  }
+
+  ~ParallelTextWriter() {
+    for (auto& f : pending_) f.Wait();  // nothing may outlive the batches' owner
+  }
+
+ private:
+  static constexpr size_t kAhead = 8;
+
+  arrow::Status WriteOldest() {
+    auto piece = std::move(pending_.front());
+    pending_.pop_front();
+    const arrow::Result<std::string>& text = piece.result();  // no copy of the text
+    ARROW_RETURN_NOT_OK(text.status());
+    out_.write(text->data(), static_cast<std::streamsize>(text->size()));
+    return CheckStream(out_);
+  }
+
+  std::ostream& out_;
+  Format format_;
+  std::deque<arrow::Future<std::string>> pending_;
+};
+
 arrow::Status WriteCsv(arrow::RecordBatchReader& reader, std::ostream& out,
                        const OutputOptions& opts) {
   const auto schema = reader.schema();
@@ -518,28 +640,12 @@ arrow::Status WriteCsv(arrow::RecordBatchReader& reader, std::ostream& out,
   }
   line.push_back('\n');
   out << line;
-  std::string cell;
-  ARROW_RETURN_NOT_OK(ForEachBatch(reader, opts, [&](const arrow::RecordBatch& batch) {
-    for (int64_t r = 0; r < batch.num_rows(); ++r) {
-      line.clear();
-      for (int c = 0; c < batch.num_columns(); ++c) {
-        if (c > 0) line.push_back(',');
-        const arrow::Array& column = *batch.column(c);
-        if (column.IsNull(r)) continue;
-        cell.clear();
-        AppendValue(column, r, Mode::kText, &cell);
-        if (cell.empty()) {
-          line.append("\"\"");
-        } else {
-          AppendCsvField(cell, &line);
-        }
-      }
-      line.push_back('\n');
-      out << line;
-    }
-    return CheckStream(out);
-  }));
-  return CheckStream(out);
+  ParallelTextWriter writer(out, CsvLines);
+  auto st = ForEachBatch(reader, opts, [&](std::shared_ptr<arrow::RecordBatch> batch) {
+    return writer.Add(std::move(batch));
+  });
+  auto finished = writer.Finish();
+  return st.ok() ? finished : st;
 }
 
 arrow::Status WriteJsonLines(arrow::RecordBatchReader& reader, std::ostream& out,
@@ -550,21 +656,13 @@ arrow::Status WriteJsonLines(arrow::RecordBatchReader& reader, std::ostream& out
     AppendJsonString(schema->field(c)->name(), &keys[c]);
     keys[c].push_back(':');
   }
-  std::string line;
-  ARROW_RETURN_NOT_OK(ForEachBatch(reader, opts, [&](const arrow::RecordBatch& batch) {
-    for (int64_t r = 0; r < batch.num_rows(); ++r) {
-      line.assign("{");
-      for (int c = 0; c < batch.num_columns(); ++c) {
-        if (c > 0) line.push_back(',');
-        line.append(keys[c]);
-        AppendValue(*batch.column(c), r, Mode::kJson, &line);
-      }
-      line.append("}\n");
-      out << line;
-    }
-    return CheckStream(out);
-  }));
-  return CheckStream(out);
+  ParallelTextWriter writer(out, [keys](const arrow::RecordBatch& b, int64_t begin,
+                                        int64_t end) { return JsonLines(b, begin, end, keys); });
+  auto st = ForEachBatch(reader, opts, [&](std::shared_ptr<arrow::RecordBatch> batch) {
+    return writer.Add(std::move(batch));
+  });
+  auto finished = writer.Finish();
+  return st.ok() ? finished : st;
 }
 
 // An arrow::io::OutputStream writing through to a std::ostream.
@@ -603,7 +701,8 @@ arrow::Status WriteParquet(arrow::RecordBatchReader& reader, std::ostream& out,
                         parquet::arrow::FileWriter::Open(*reader.schema(),
                                                          arrow::default_memory_pool(), sink,
                                                          properties, arrow_properties));
-  ARROW_RETURN_NOT_OK(ForEachBatch(reader, opts, [&](const arrow::RecordBatch& batch) {
+  ARROW_RETURN_NOT_OK(ForEachBatch(reader, opts, [&](std::shared_ptr<arrow::RecordBatch> owned) {
+    const arrow::RecordBatch& batch = *owned;
     // Keeps the declared nullability: peers compare it, and a required field stays required.
     ARROW_ASSIGN_OR_RAISE(auto writable, WithMaskedNullsCleared(batch));
     return writer->WriteRecordBatch(*writable);

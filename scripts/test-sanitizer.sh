@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 cmake -S . -B "$BUILD" -G Ninja -DDELTACPP_SANITIZE="$KIND"
 # Only what ctest runs: the layer suites and the CLI binary that cli_test starts as a process.
 cmake --build "$BUILD" -j "$JOBS" --target deltacpp_cli storage_test protocol_test log_test \
-  expr_test scan_test txn_test write_test ops_test cli_test conformance_test
+  expr_test scan_test txn_test write_test ops_test stream_test cli_test conformance_test
 export TZ=UTC
 # Arrow's default pool in the wheel is mimalloc, whose memory ASan cannot see; the system pool
 # puts every Arrow buffer on malloc, so overruns of Arrow buffers by our code are reported too.

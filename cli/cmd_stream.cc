@@ -100,6 +100,9 @@ Action AddStreamCommand(CLI::App& app) {
       ->delimiter(',');
   cmd->add_flag("--no-header", o->no_header, "CSV files have no header line");
   return [o] {
+    auto refuse = [](std::string message) {
+      return ReportError(DeltaError(DeltaErrorCode::kInvalidArgument, std::move(message)));
+    };
     std::shared_ptr<StreamSource> source;
     std::string backlog_unit = "file";
     const auto colon = o->source.find(':');
@@ -113,10 +116,8 @@ Action AddStreamCommand(CLI::App& app) {
       } else if (!o->starting_version.empty()) {
         if (o->starting_version.find_first_not_of("0123456789") != std::string::npos ||
             o->starting_version.size() > 18) {
-          return ReportError(DeltaError(
-              DeltaErrorCode::kInvalidArgument,
-              fmt::format("--starting-version '{}': expected a version or 'latest'",
-                          o->starting_version)));
+          return refuse(fmt::format("--starting-version '{}': expected a version or 'latest'",
+                                    o->starting_version));
         }
         delta.starting_version = std::stoll(o->starting_version);
       }
@@ -142,14 +143,11 @@ Action AddStreamCommand(CLI::App& app) {
       } else if (kind == "parquet") {
         files.format = FileFormat::kParquet;
       } else {
-        return ReportError(DeltaError(
-            DeltaErrorCode::kInvalidArgument,
-            fmt::format("--source '{}': expected json:DIR, csv:DIR, parquet:DIR or delta:TABLE",
-                        o->source)));
+        return refuse(fmt::format(
+            "--source '{}': expected json:DIR, csv:DIR, parquet:DIR or delta:TABLE", o->source));
       }
       if (o->schema.empty()) {
-        return ReportError(DeltaError(DeltaErrorCode::kInvalidArgument,
-                                      "a folder source needs --schema"));
+        return refuse("a folder source needs --schema");
       }
       files.location = location;
       auto schema = SchemaFromDdl(o->schema);
@@ -166,10 +164,8 @@ Action AddStreamCommand(CLI::App& app) {
         files.bad_records = BadRecordPolicy::kRoute;
         files.bad_records_location = o->bad_records.substr(6);
       } else {
-        return ReportError(DeltaError(
-            DeltaErrorCode::kInvalidArgument,
-            fmt::format("--bad-records '{}': expected fail, drop or route=TABLE",
-                        o->bad_records)));
+        return refuse(fmt::format("--bad-records '{}': expected fail, drop or route=TABLE",
+                                  o->bad_records));
       }
       source = MakeFileSource(std::move(files));
     }
@@ -181,9 +177,8 @@ Action AddStreamCommand(CLI::App& app) {
     } else if (o->output_mode == "update") {
       sink.mode = OutputMode::kUpdate;  // refused by the query, with the reason
     } else if (o->output_mode != "append") {
-      return ReportError(DeltaError(
-          DeltaErrorCode::kInvalidArgument,
-          fmt::format("--output-mode '{}': expected append or complete", o->output_mode)));
+      return refuse(
+          fmt::format("--output-mode '{}': expected append or complete", o->output_mode));
     }
     auto trigger = ParseTrigger(o->trigger);
     if (!trigger.ok()) return ReportError(trigger.status());

@@ -8,10 +8,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "deltacpp/error.h"
+#include "deltacpp/storage.h"
 #include "util/random_uuid.h"
 
 namespace fs = std::filesystem;
@@ -54,44 +53,20 @@ arrow::Result<std::string> ReadVersioned(const std::string& path) {
 
 }  // namespace
 
+// Checkpoint files go through the local log store: its replace is the temporary-name, sync,
+// rename and directory-sync sequence the log itself relies on.
+const std::shared_ptr<LogStore>& LocalStore() {
+  static const std::shared_ptr<LogStore> store = MakeLocalLogStore();
+  return store;
+}
+
 arrow::Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const fs::path target(path);
-  const std::string tmp =
-      (target.parent_path() / ("." + target.filename().string() + "." + RandomUuidV4() + ".tmp"))
-          .string();
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return IoError("cannot create", tmp, errno);
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return IoError("cannot write", tmp, err);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    return IoError("cannot sync", tmp, err);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    return IoError("cannot rename into place", path, err);
-  }
-  return arrow::Status::OK();
+  return LocalStore()->PutReplace(path, text);
 }
 
 arrow::Result<std::string> ReadSmallFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError("cannot read", path, errno);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  ARROW_ASSIGN_OR_RAISE(auto buffer, LocalStore()->Read(path));
+  return buffer->ToString();
 }
 
 arrow::Result<std::unique_ptr<CheckpointDir>> CheckpointDir::Open(const std::string& path) {
@@ -141,8 +116,10 @@ arrow::Result<std::unique_ptr<CheckpointDir>> CheckpointDir::Open(const std::str
   for (const auto& [id, file] : NumberedFiles((fs::path(path) / "offsets").string())) {
     ARROW_ASSIGN_OR_RAISE(dir->offsets_[id], ReadVersioned(file));
   }
-  auto commits = NumberedFiles((fs::path(path) / "commits").string());
-  if (!commits.empty()) dir->latest_commit_ = commits.rbegin()->first;
+  for (const auto& entry : NumberedFiles((fs::path(path) / "commits").string())) {
+    dir->commits_.insert(entry.first);
+  }
+  if (!dir->commits_.empty()) dir->latest_commit_ = *dir->commits_.rbegin();
   if (dir->latest_commit_ && !dir->offsets_.count(*dir->latest_commit_)) {
     return DeltaError(DeltaErrorCode::kCorruptLog,
                       fmt::format("streaming checkpoint {}: batch {} is marked finished but its "
@@ -185,11 +162,13 @@ arrow::Status CheckpointDir::WriteCommit(int64_t batch_id, int64_t keep) {
   ARROW_RETURN_NOT_OK(WriteFileAtomically(
       (fs::path(path_) / "commits" / std::to_string(batch_id)).string(), kFormatLine));
   latest_commit_ = batch_id;
+  commits_.insert(batch_id);
   // Old entries go, offsets last, so that a crash in between leaves a commit with its offset.
   std::error_code ec;
   const int64_t below = batch_id - keep + 1;
-  for (const auto& [id, file] : NumberedFiles((fs::path(path_) / "commits").string())) {
-    if (id < below) fs::remove(file, ec);
+  for (auto it = commits_.begin(); it != commits_.end() && *it < below;) {
+    fs::remove(fs::path(path_) / "commits" / std::to_string(*it), ec);
+    it = commits_.erase(it);
   }
   for (auto it = offsets_.begin(); it != offsets_.end() && it->first < below;) {
     fs::remove(fs::path(path_) / "offsets" / std::to_string(it->first), ec);

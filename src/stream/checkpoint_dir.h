@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace deltacpp::internal {
@@ -43,12 +44,13 @@ class CheckpointDir {
   int lock_fd_ = -1;
   std::string query_id_;
   std::map<int64_t, std::string> offsets_;  ///< batch id -> end offset
+  std::set<int64_t> commits_;  ///< batch ids with a commit marker on disk
   std::optional<int64_t> latest_commit_;
 };
 
-/// Writes `text` to `path` under a temporary name in the same directory, syncs and renames it.
+/// Writes `text` to the local file `path` atomically (LogStore::PutReplace of the local store).
 arrow::Status WriteFileAtomically(const std::string& path, const std::string& text);
-/// The whole content of a (small) file.
+/// The whole content of a local file.
 arrow::Result<std::string> ReadSmallFile(const std::string& path);
 
 }  // namespace deltacpp::internal

@@ -244,8 +244,8 @@ class DeltaSource : public StreamSource {
       return Position{*options_.starting_version, 0, false};
     }
     if (options_.starting_timestamp_ms) {
-      ARROW_ASSIGN_OR_RAISE(auto timeline,
-                            CommitTimeline::Load(table_->store(), table_->root(), latest->config()));
+      ARROW_ASSIGN_OR_RAISE(
+          auto timeline, CommitTimeline::Load(table_->store(), table_->root(), latest->config()));
       ChangeRangeRequest request;
       request.start_timestamp_ms = options_.starting_timestamp_ms;
       ARROW_ASSIGN_OR_RAISE(auto range, ResolveChangeRange(timeline, request, table_->root()));
@@ -305,7 +305,8 @@ class DeltaSource : public StreamSource {
     ARROW_ASSIGN_OR_RAISE(auto snap, table_->SnapshotAt(version));
     std::vector<AddedDataFile> files;
     const auto& live = snap->live_files();
-    live.ForEach([&](FileRef ref) { files.push_back(AddedDataFileAt(live.actions(ref), ref.row)); });
+    live.ForEach(
+        [&](FileRef ref) { files.push_back(AddedDataFileAt(live.actions(ref), ref.row)); });
     std::sort(files.begin(), files.end(), [](const AddedDataFile& a, const AddedDataFile& b) {
       return std::tie(a.modification_time, a.path) < std::tie(b.modification_time, b.path);
     });
@@ -391,10 +392,8 @@ class DeltaSource : public StreamSource {
     ARROW_ASSIGN_OR_RAISE(auto types, arrow::MakeArrayFromScalar(arrow::StringScalar("insert"), n));
     ARROW_ASSIGN_OR_RAISE(auto versions,
                           arrow::MakeArrayFromScalar(arrow::Int64Scalar(version), n));
-    ARROW_ASSIGN_OR_RAISE(
-        auto stamps, arrow::MakeArrayFromScalar(
-                         arrow::TimestampScalar(timestamp_ms * 1000, schema_->fields().back()->type()),
-                         n));
+    const arrow::TimestampScalar stamp(timestamp_ms * 1000, schema_->fields().back()->type());
+    ARROW_ASSIGN_OR_RAISE(auto stamps, arrow::MakeArrayFromScalar(stamp, n));
     auto columns = table->columns();
     columns.push_back(std::make_shared<arrow::ChunkedArray>(types));
     columns.push_back(std::make_shared<arrow::ChunkedArray>(versions));
@@ -407,12 +406,12 @@ class DeltaSource : public StreamSource {
     std::vector<std::shared_ptr<arrow::Table>> tables;
     for (const auto& part : parts) {
       ARROW_ASSIGN_OR_RAISE(auto t, part->ToTable());
-      if (!t->schema()->Equals(*schema_, /*check_metadata=*/false)) {
-        ARROW_ASSIGN_OR_RAISE(t, t->SelectColumns([&] {
-          std::vector<int> idx;
-          for (const auto& f : schema_->fields()) idx.push_back(t->schema()->GetFieldIndex(f->name()));
-          return idx;
-        }()));
+      // Every part is in the source schema's column order; only field metadata may differ.
+      if (t->num_columns() != schema_->num_fields()) {
+        return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                          fmt::format("table {}: rows read with {} columns, the stream's schema "
+                                      "has {}",
+                                      table_->root(), t->num_columns(), schema_->num_fields()));
       }
       tables.push_back(arrow::Table::Make(schema_, t->columns(), t->num_rows()));
     }

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include "deltacpp/api.h"
 #include "deltacpp/error.h"
@@ -240,6 +241,7 @@ class FileSource : public StreamSource {
     }
     ARROW_RETURN_NOT_OK(WriteFileAtomically(BatchPath(batch_id), FilesToJson(batch)));
     for (const auto& f : batch) seen_.insert(f.path);
+    backlog_after_plan_ = static_cast<int64_t>(pending.size() - batch.size());
     return offset;
   }
 
@@ -258,7 +260,6 @@ class FileSource : public StreamSource {
     for (size_t i = 0; i < files.size(); ++i) {
       ARROW_ASSIGN_OR_RAISE(tables[i], ReadFile(files[i].path, &bad[i]));
     }
-    rejected_ = 0;
     std::vector<BadRecord> all_bad;
     for (auto& b : bad) {
       for (auto& r : b) all_bad.push_back(std::move(r));
@@ -286,6 +287,8 @@ class FileSource : public StreamSource {
 
   std::optional<int64_t> Backlog(const std::optional<std::string>& end) override {
     (void)end;
+    // Known from the listing the batch was planned from; a replayed batch lists again.
+    if (auto known = std::exchange(backlog_after_plan_, std::nullopt)) return known;
     auto pending = Pending();
     if (!pending.ok()) return std::nullopt;
     return static_cast<int64_t>(pending->size());
@@ -477,6 +480,7 @@ class FileSource : public StreamSource {
   std::set<std::string> seen_;
   std::optional<std::set<std::string>> available_;  ///< Trigger::AvailableNow's files
   int64_t rejected_ = 0;
+  std::optional<int64_t> backlog_after_plan_;  ///< files left by the last PlanBatch
 };
 
 }  // namespace

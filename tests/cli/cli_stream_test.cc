@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "stream/stream_test_util.h"
 #include "support/cli_runner.h"
 #include "support/process_barrier.h"
 #include "support/temp_dir.h"
@@ -20,16 +21,9 @@ namespace fs = std::filesystem;
 namespace deltacpp {
 namespace {
 
+using testing::LandJson;
 using testing::RunCli;
 using testing::TempDir;
-
-void Land(const fs::path& dir, const std::string& name, int first, int n) {
-  fs::create_directories(dir);
-  std::ofstream out(dir / ("." + name));
-  for (int i = first; i < first + n; ++i) out << "{\"id\":" << i << "}\n";
-  out.close();
-  fs::rename(dir / ("." + name), dir / name);
-}
 
 // A running `deltacpp stream` whose stdout is read line by line.
 struct Running {
@@ -78,8 +72,8 @@ std::string Quote(const std::string& s) { return "'" + s + "'"; }
 TEST(CliStream, PrintsALinePerBatchAndNothingWhenThereIsNothingNew) {
   TempDir dir;
   const auto landing = dir.path() / "in";
-  Land(landing, "a.json", 0, 3);
-  Land(landing, "b.json", 3, 2);
+  LandJson(landing, "a.json", 0, 3);
+  LandJson(landing, "b.json", 3, 2);
   const std::string args = "stream --source json:" + Quote(landing.string()) +
                            " --schema 'id long' --sink " + Quote(dir.str() + "/t") +
                            " --checkpoint " + Quote(dir.str() + "/ck") + " --max-files 1";
@@ -100,7 +94,7 @@ TEST(CliStream, PrintsALinePerBatchAndNothingWhenThereIsNothingNew) {
 TEST(CliStream, SigtermStopsAfterTheBatchInProgressAndASecondQueryIsRefused) {
   TempDir dir;
   const auto landing = dir.path() / "in";
-  Land(landing, "a.json", 0, 3);
+  LandJson(landing, "a.json", 0, 3);
   const std::vector<std::string> args = {
       "stream", "--source", "json:" + landing.string(), "--schema", "id long",
       "--sink", dir.str() + "/t", "--checkpoint", dir.str() + "/ck", "--trigger",
@@ -117,7 +111,7 @@ TEST(CliStream, SigtermStopsAfterTheBatchInProgressAndASecondQueryIsRefused) {
   EXPECT_NE(second.err.find("InvalidArgument"), std::string::npos) << second.err;
   EXPECT_NE(second.err.find("in use by another running query"), std::string::npos) << second.err;
 
-  Land(landing, "b.json", 3, 1);
+  LandJson(landing, "b.json", 3, 1);
   EXPECT_NE(running.ReadLine().find("batch 1: 1 row"), std::string::npos);
   ASSERT_EQ(kill(running.pid, SIGTERM), 0);
   const std::string summary = running.ReadLine();

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -35,6 +36,25 @@ pid_t StartStream(const std::vector<std::string>& args) {
   return pid;
 }
 
+// `iterations` times: `add_input()`, start `deltacpp stream args`, SIGKILL it after a random
+// delay of up to 120 ms; then one run that is left to finish (its wait status in
+// `final_status`). Returns the runs killed.
+int KillLoop(const std::vector<std::string>& args, int iterations, std::mt19937& rng,
+             const std::function<void()>& add_input, int* final_status) {
+  int killed = 0;
+  for (int i = 0; i < iterations; ++i) {
+    add_input();
+    const pid_t pid = StartStream(args);
+    EXPECT_GT(pid, 0);
+    if (pid <= 0) return killed;
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 120000));
+    if (kill(pid, SIGKILL) == 0) ++killed;
+    testing::WaitStatus(pid);
+  }
+  *final_status = testing::WaitStatus(StartStream(args));
+  return killed;
+}
+
 TEST(StreamCrash, KilledAtRandomAndRestartedEveryRecordLandsExactlyOnce) {
   testing::TempDir dir;
   const auto landing = dir.path() / "landing";
@@ -51,21 +71,14 @@ TEST(StreamCrash, KilledAtRandomAndRestartedEveryRecordLandsExactlyOnce) {
   constexpr int64_t kPerFile = 20;
   int64_t next_id = 0;
   int files = 0;
-  int killed = 0;
-  for (int i = 0; i < kIterations; ++i) {
+  int status = 0;
+  const int killed = KillLoop(args, kIterations, rng, [&] {
     for (int k = static_cast<int>(rng() % 3); k > 0; --k) {
       testing::LandJson(landing, fmt::format("f{:05}.json", files++), next_id, kPerFile);
       next_id += kPerFile;
     }
-    const pid_t pid = StartStream(args);
-    ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 120000));
-    if (kill(pid, SIGKILL) == 0) ++killed;
-    testing::WaitStatus(pid);
-  }
-  // A last run, not killed, drains the folder.
-  const pid_t pid = StartStream(args);
-  const int status = testing::WaitStatus(pid);
+  }, &status);
+  // The last run, not killed, drains the folder.
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   EXPECT_GT(killed, kIterations / 2) << "most runs must have been killed mid-way";
   EXPECT_EQ(testing::IdCounts(sink), testing::EachOnce(0, next_id))
@@ -96,17 +109,10 @@ TEST(StreamCrash, DeltaToDeltaKilledAtRandomCopiesEveryRowExactlyOnce) {
   };
   append(10);
   constexpr int kIterations = 100;
-  int killed = 0;
-  for (int i = 0; i < kIterations; ++i) {
+  int status = 0;
+  const int killed = KillLoop(args, kIterations, rng, [&] {
     for (int k = static_cast<int>(rng() % 3); k > 0; --k) append(1 + rng() % 20);
-    const pid_t pid = StartStream(args);
-    ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 120000));
-    if (kill(pid, SIGKILL) == 0) ++killed;
-    testing::WaitStatus(pid);
-  }
-  const pid_t pid = StartStream(args);
-  const int status = testing::WaitStatus(pid);
+  }, &status);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   EXPECT_GT(killed, kIterations / 2);
   EXPECT_EQ(testing::IdCounts(sink), testing::EachOnce(0, next_id)) << killed << " kills";

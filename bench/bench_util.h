@@ -204,6 +204,14 @@ inline double Mean(const std::vector<double>& v) {
   return v.empty() ? 0 : sum / static_cast<double>(v.size());
 }
 
+/// CPU seconds (user + system) this process has used so far, all threads.
+inline double CpuSeconds() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return seconds(ru.ru_utime) + seconds(ru.ru_stime);
+}
+
 inline double PeakRssMiB() {
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);

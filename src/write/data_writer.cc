@@ -35,14 +35,13 @@ namespace deltacpp::internal {
 
 namespace {
 
-// Row groups are cut when the Arrow data buffered for them reaches this size (or the target file
-// size when that is smaller). The file size is checked after every row group.
-constexpr int64_t kMaxRowGroupBytes = 64LL << 20;
 // Data buffered for unwritten row groups across all open files; beyond it the largest buffers are
 // written out early.
 constexpr int64_t kMaxBufferedBytes = 256LL << 20;
 // Files open at the same time; beyond it the least recently written file is finished.
 constexpr size_t kMaxOpenFiles = 128;
+// Files of one partition receiving rows in turn while the others encode ("lanes"), at most.
+constexpr int kMaxLanes = 4;
 // Parquet's dictionary page limit (the writer properties' default): a column chunk whose
 // dictionary grows past it falls back to plain encoding, after the work of building it.
 constexpr double kDictionaryLimitBytes = 1024.0 * 1024.0;
@@ -252,6 +251,7 @@ class DataWriterImpl final : public DataWriter {
     (void)WaitAll();
     for (auto* p : partition_order_) {
       if (p->file) (void)p->file->writer->Close();
+      for (auto& lane : p->resting) (void)lane->writer->Close();
     }
   }
 
@@ -269,6 +269,7 @@ class DataWriterImpl final : public DataWriter {
     std::shared_ptr<arrow::io::OutputStream> sink;
     std::unique_ptr<parquet::arrow::FileWriter> writer;
     std::unique_ptr<FileStatsCollector> stats;
+    std::optional<std::string> stats_json;  // once the file is closed
     std::vector<std::shared_ptr<arrow::RecordBatch>> pending;  // rows of the next row group
     int64_t pending_bytes = 0;
     uint64_t last_use = 0;
@@ -283,7 +284,11 @@ class DataWriterImpl final : public DataWriter {
   struct Partition {
     std::map<std::string, std::optional<std::string>> values;  // by physical name
     std::string hive_dir;  // `a=1/b=x/` (Hive-escaped), empty when unpartitioned
-    std::unique_ptr<OpenFile> file;
+    std::unique_ptr<OpenFile> file;  // receives the partition's rows
+    // The partition's other open files (lanes), without pending rows, possibly encoding: when
+    // rows arrive faster than one file encodes, the next row group goes to a lane that is free
+    // (or a new one), so several files of one partition are encoded at once.
+    std::vector<std::unique_ptr<OpenFile>> resting;
   };
   using PartitionKey = std::vector<std::optional<std::string>>;
 
@@ -299,6 +304,11 @@ class DataWriterImpl final : public DataWriter {
   arrow::Status WritePending(OpenFile* file);
   arrow::Status FlushRowGroup(Partition* partition);
   arrow::Status CloseFile(Partition* partition);
+  arrow::Status CloseFile(const Partition& partition, std::unique_ptr<OpenFile> file);
+  /// Before a full row group is encoded: when the file that received its rows is still
+  /// encoding the previous one, the rows go to a lane that is free, or to a new lane, or to the
+  /// lane that finishes first.
+  arrow::Status ChooseLane(Partition* partition);
   arrow::Status LimitBufferedBytes();
   arrow::Status MakeRoomForFile();
   std::string RandomPrefix();
@@ -312,7 +322,6 @@ class DataWriterImpl final : public DataWriter {
   struct Closing {
     std::unique_ptr<OpenFile> file;
     std::map<std::string, std::optional<std::string>> values;
-    std::optional<std::string> stats;
     std::future<arrow::Status> done;
   };
   std::vector<Closing> closing_;
@@ -320,6 +329,7 @@ class DataWriterImpl final : public DataWriter {
   std::condition_variable task_done_;
   int tasks_running_ = 0;
   int max_tasks_ = 2;
+  int max_lanes_ = 1;
 
   DataWriterOptions options_;
   std::shared_ptr<arrow::fs::FileSystem> fs_;
@@ -332,7 +342,7 @@ class DataWriterImpl final : public DataWriter {
   CodecChoice codec_{arrow::Compression::SNAPPY, ".snappy"};
   std::shared_ptr<parquet::WriterProperties> writer_properties_;
   std::shared_ptr<parquet::ArrowWriterProperties> arrow_properties_;
-  int64_t row_group_bytes_ = kMaxRowGroupBytes;
+  int64_t row_group_bytes_ = 0;
 
   std::unique_ptr<arrow::compute::Grouper> grouper_;
   std::vector<Partition*> group_partitions_;  // by grouper group id
@@ -352,6 +362,7 @@ class DataWriterImpl final : public DataWriter {
 
 arrow::Status DataWriterImpl::Init() {
   max_tasks_ = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  max_lanes_ = std::min(max_tasks_, kMaxLanes);
   const auto& schema = options_.table_schema;
   if (!schema) return DeltaError(DeltaErrorCode::kInvalidArgument, "data writer without a table schema");
   if (options_.table_root.empty()) {
@@ -379,7 +390,11 @@ arrow::Status DataWriterImpl::Init() {
                       fmt::format("file name prefix '{}' must be a non-empty name without '/'",
                                   options_.file_name_prefix));
   }
-  row_group_bytes_ = std::min(options_.target_file_size, kMaxRowGroupBytes);
+  if (options_.row_group_bytes <= 0) {
+    return DeltaError(DeltaErrorCode::kInvalidArgument,
+                      fmt::format("row group size must be positive, got {}", options_.row_group_bytes));
+  }
+  row_group_bytes_ = std::min(options_.target_file_size, options_.row_group_bytes);
   fs_ = options_.fs ? options_.fs : std::make_shared<arrow::fs::LocalFileSystem>();
   ARROW_ASSIGN_OR_RAISE(codec_, ResolveCodec(options_.compression));
 
@@ -566,14 +581,60 @@ arrow::Status DataWriterImpl::Append(Partition* partition,
       ++open_files_;
     }
     OpenFile& file = *partition->file;
-    ARROW_RETURN_NOT_OK(file.stats->Update(*chunk));
     file.pending.push_back(std::move(chunk));
     file.pending_bytes += chunk_bytes;
     buffered_bytes_ += chunk_bytes;
     file.last_use = ++tick_;
-    if (file.pending_bytes >= row_group_bytes_) ARROW_RETURN_NOT_OK(FlushRowGroup(partition));
+    if (file.pending_bytes >= row_group_bytes_) {
+      ARROW_RETURN_NOT_OK(ChooseLane(partition));
+      ARROW_RETURN_NOT_OK(FlushRowGroup(partition));
+    }
   }
   return LimitBufferedBytes();
+}
+
+// Whether a file's last row group is still being encoded.
+bool Encoding(const std::future<arrow::Status>& encoding) {
+  return encoding.valid() &&
+         encoding.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+}
+
+arrow::Status DataWriterImpl::ChooseLane(Partition* partition) {
+  if (max_lanes_ <= 1 || !Encoding(partition->file->encoding)) return arrow::Status::OK();
+  auto& resting = partition->resting;
+  // The rows (and the statistics, gathered when they are encoded) move to the chosen lane.
+  auto take_rows = [&](std::unique_ptr<OpenFile>& lane) {
+    lane->pending = std::move(partition->file->pending);
+    partition->file->pending.clear();
+    lane->pending_bytes = std::exchange(partition->file->pending_bytes, 0);
+    lane->last_use = partition->file->last_use;
+    std::swap(lane, partition->file);
+  };
+  if (static_cast<int>(resting.size()) + 1 < max_lanes_ && open_files_ < kMaxOpenFiles) {
+    for (auto& lane : resting) {
+      if (!Encoding(lane->encoding)) {
+        take_rows(lane);
+        return arrow::Status::OK();
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(auto lane, OpenNewFile(*partition, *partition->file->pending.front()));
+    ++open_files_;
+    take_rows(lane);
+    resting.push_back(std::move(lane));
+    return arrow::Status::OK();
+  }
+  // Every lane is open: the first to finish its row group takes these rows.
+  while (true) {
+    if (!Encoding(partition->file->encoding)) return arrow::Status::OK();
+    for (auto& lane : resting) {
+      if (!Encoding(lane->encoding)) {
+        take_rows(lane);
+        return arrow::Status::OK();
+      }
+    }
+    std::unique_lock lock(tasks_mutex_);
+    task_done_.wait_for(lock, std::chrono::milliseconds(5));
+  }
 }
 
 std::string DataWriterImpl::RandomPrefix() {
@@ -666,9 +727,14 @@ arrow::Status DataWriterImpl::WaitEncoding(OpenFile* file) {
 arrow::Status DataWriterImpl::WaitAll() {
   arrow::Status first;
   for (auto* p : partition_order_) {
-    if (!p->file) continue;
-    auto st = WaitEncoding(p->file.get());
-    if (first.ok() && !st.ok()) first = st;
+    if (p->file) {
+      auto st = WaitEncoding(p->file.get());
+      if (first.ok() && !st.ok()) first = st;
+    }
+    for (auto& lane : p->resting) {
+      auto st = WaitEncoding(lane.get());
+      if (first.ok() && !st.ok()) first = st;
+    }
   }
   for (auto& c : closing_) {
     if (!c.done.valid()) continue;
@@ -687,7 +753,9 @@ arrow::Status DataWriterImpl::WritePending(OpenFile* file) {
   buffered_bytes_ -= file->pending_bytes;
   file->pending_bytes = 0;
   ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(physical_schema_, pending));
-  file->encoding = Launch([file, table]() -> arrow::Status {
+  file->encoding = Launch([file, pending = std::move(pending), table]() -> arrow::Status {
+    // Statistics are gathered beside the encoding, by the one thread that has the file.
+    for (const auto& batch : pending) ARROW_RETURN_NOT_OK(file->stats->Update(*batch));
     ARROW_RETURN_NOT_OK(file->writer->WriteTable(*table, parquet::DEFAULT_MAX_ROW_GROUP_LENGTH));
     ARROW_ASSIGN_OR_RAISE(const int64_t written, file->sink->Tell());
     file->written = written;
@@ -716,28 +784,35 @@ DataWriter::Written DataWriterImpl::WrittenSoFar() const {
   out.bytes = closed_bytes_;
   for (const auto* p : partition_order_) {
     if (p->file) out.bytes += p->file->written;
+    for (const auto& lane : p->resting) out.bytes += lane->written;
   }
   return out;
 }
 
 arrow::Status DataWriterImpl::CloseFile(Partition* partition) {
-  std::unique_ptr<OpenFile> file = std::move(partition->file);
+  return CloseFile(*partition, std::move(partition->file));
+}
+
+arrow::Status DataWriterImpl::CloseFile(const Partition& partition,
+                                        std::unique_ptr<OpenFile> file) {
   --open_files_;
   ARROW_RETURN_NOT_OK(WaitEncoding(file.get()));
   std::shared_ptr<arrow::Table> last;
-  if (!file->pending.empty()) {
-    ARROW_ASSIGN_OR_RAISE(last, arrow::Table::FromRecordBatches(physical_schema_, file->pending));
-    file->pending.clear();
+  std::vector<std::shared_ptr<arrow::RecordBatch>> pending = std::move(file->pending);
+  file->pending.clear();
+  if (!pending.empty()) {
+    ARROW_ASSIGN_OR_RAISE(last, arrow::Table::FromRecordBatches(physical_schema_, pending));
     buffered_bytes_ -= file->pending_bytes;
     file->pending_bytes = 0;
   }
   Closing c;
-  c.values = partition->values;
-  c.stats = file->stats->ToJson();
+  c.values = partition.values;
   OpenFile* f = file.get();
   c.file = std::move(file);
   // The last row group, the footer and the sync run beside the caller; Finish collects them.
-  c.done = Launch([this, f, last]() -> arrow::Status {
+  c.done = Launch([this, f, pending = std::move(pending), last]() -> arrow::Status {
+    for (const auto& batch : pending) ARROW_RETURN_NOT_OK(f->stats->Update(*batch));
+    f->stats_json = f->stats->ToJson();
     if (last) ARROW_RETURN_NOT_OK(f->writer->WriteTable(*last, parquet::DEFAULT_MAX_ROW_GROUP_LENGTH));
     ARROW_RETURN_NOT_OK(f->writer->Close());
     if (!f->sink->closed()) ARROW_RETURN_NOT_OK(f->sink->Close());
@@ -775,6 +850,13 @@ arrow::Status DataWriterImpl::LimitBufferedBytes() {
 
 arrow::Status DataWriterImpl::MakeRoomForFile() {
   if (open_files_ < kMaxOpenFiles) return arrow::Status::OK();
+  // A resting lane goes first (its partition keeps a file open); else the least recently used.
+  for (auto* p : partition_order_) {
+    if (p->resting.empty()) continue;
+    auto lane = std::move(p->resting.back());
+    p->resting.pop_back();
+    return CloseFile(*p, std::move(lane));
+  }
   Partition* oldest = nullptr;
   for (auto* p : partition_order_) {
     if (p->file && (!oldest || p->file->last_use < oldest->file->last_use)) oldest = p;
@@ -787,9 +869,15 @@ arrow::Result<std::vector<AddFile>> DataWriterImpl::Finish() {
   done_ = true;
   arrow::Status first;
   for (auto* p : partition_order_) {
-    if (!p->file) continue;
-    auto st = CloseFile(p);
-    if (first.ok() && !st.ok()) first = st;
+    if (p->file) {
+      auto st = CloseFile(p);
+      if (first.ok() && !st.ok()) first = st;
+    }
+    for (auto& lane : p->resting) {
+      auto st = CloseFile(*p, std::move(lane));
+      if (first.ok() && !st.ok()) first = st;
+    }
+    p->resting.clear();
   }
   // Every close is waited for, failed or not, so no thread outlives the call.
   auto waited = WaitAll();
@@ -803,7 +891,7 @@ arrow::Result<std::vector<AddFile>> DataWriterImpl::Finish() {
     add.size = c.file->written;
     add.modification_time = WallClockMillis();
     add.data_change = options_.data_change;
-    add.stats = c.stats;
+    add.stats = c.file->stats_json;
     finished.emplace_back(c.file->counter, std::move(add));
   }
   closing_.clear();
@@ -820,10 +908,12 @@ arrow::Status DataWriterImpl::Abort() {
   (void)WaitAll();
   closing_.clear();
   for (auto* p : partition_order_) {
-    if (!p->file) continue;
-    std::unique_ptr<OpenFile> file = std::move(p->file);
-    (void)file->writer->Close();
-    if (!file->sink->closed()) (void)file->sink->Close();
+    if (p->file) p->resting.push_back(std::move(p->file));
+    for (auto& file : p->resting) {
+      (void)file->writer->Close();
+      if (!file->sink->closed()) (void)file->sink->Close();
+    }
+    p->resting.clear();
   }
   open_files_ = 0;
   buffered_bytes_ = 0;

@@ -24,6 +24,9 @@ struct DataWriterOptions {
   ColumnMappingMode column_mapping_mode = ColumnMappingMode::kNone;
   int64_t target_file_size = 128LL * 1024 * 1024;  ///< bytes (`delta.targetFileSize`)
   std::string compression = "snappy";           ///< snappy, zstd, gzip, lz4, uncompressed
+  /// A row group is encoded once this much Arrow data is buffered for its file (at most the
+  /// target file size).
+  int64_t row_group_bytes = 64LL * 1024 * 1024;
   int32_t num_indexed_cols = 32;                ///< `delta.dataSkippingNumIndexedCols`
   std::optional<std::vector<std::string>> stats_columns;  ///< `delta.dataSkippingStatsColumns`
   int32_t string_prefix_length = 32;            ///< `delta.dataSkippingStringPrefixLength`
@@ -39,7 +42,9 @@ struct DataWriterOptions {
 };
 
 /// Streams batches (already in the table's logical schema, partition columns included) into
-/// Parquet files; one open file per partition, rolled over at the target size.
+/// Parquet files, rolled over at the target size: one open file per partition, or several
+/// ("lanes") when rows arrive faster than one file encodes, so that row groups of one partition
+/// are encoded on several cores at once (then rows of one write interleave across files).
 ///
 /// Layout: Hive folders `<col>=<escaped value>/` per partition column (null and empty values as
 /// `__HIVE_DEFAULT_PARTITION__`), or with column mapping a random two-character folder per file;

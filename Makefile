@@ -49,8 +49,13 @@ fuzz:
 	@scripts/setup.sh --fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh
 
-bench: build
-	@scripts/bench.sh $(BUILD)
+# The side-by-side suite against delta-rs and Spark (bench/suite.py) and the C++ benchmarks;
+# QUICK=1: the suite alone at small sizes (a few minutes). Results: bench/results/, and the
+# table and chart in docs/performance.md.
+bench: configure
+	@scripts/setup.sh --bench
+	cmake --build $(BUILD) -j $(JOBS)
+	@scripts/bench.sh $(BUILD) $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(BUILD)

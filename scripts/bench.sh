@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Runs the benchmarks at full size and prints their figures (see docs/performance.md).
-# The generated tables live under BUILD/bench-data and are reused by later runs.
-#   scripts/bench.sh [BUILD]        BENCH_RUNS=N sets the number of warm runs (default 5).
+# Runs the benchmarks and prints their figures (see docs/performance.md).
+#   scripts/bench.sh [BUILD] [--quick]
+# --quick: only the side-by-side suite (bench/suite.py) at small sizes. Otherwise the C++
+# benchmarks at full size (the library's API in process), then the suite at full size, then the
+# streaming benchmark. BENCH_RUNS=N sets the number of warm runs (default 5). The generated
+# tables live under BUILD/bench-data and are reused by later runs.
 set -euo pipefail
 BUILD="${1:-build}"
+QUICK="${2:-}"
 RUNS="${BENCH_RUNS:-5}"
 cd "$(dirname "$0")/.."
 DATA="$BUILD/bench-data"
 mkdir -p "$DATA"
+if [[ "$QUICK" == "--quick" ]]; then
+  exec .venv/bin/python bench/suite.py --cli "$BUILD/deltacpp" --quick --runs "$RUNS" \
+    --dir "$DATA/suite"
+fi
 
 model="$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)"
 load="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -27,17 +35,9 @@ for dv in 1 0; do
     --dir "$DATA/update-handle"
 done
 echo
-.venv/bin/python bench/dml_bench.py --cli "$BUILD/deltacpp" --rows 10000000 --files 40 \
-  --runs "$RUNS" --dir "$DATA/dml" --json "$DATA/dml.json"
-echo
-.venv/bin/python bench/merge_bench.py --cli "$BUILD/deltacpp" --rows 10000000 --files 40 \
-  --runs "$RUNS" --dir "$DATA/merge" --json "$DATA/merge.json"
-echo
-.venv/bin/python bench/vacuum_bench.py --cli "$BUILD/deltacpp" --files 100000 \
-  --runs "$RUNS" --dir "$DATA/vacuum" --json "$DATA/vacuum.json"
-echo
-.venv/bin/python bench/optimize_bench.py --cli "$BUILD/deltacpp" --files 10000 --rows 10000000 \
-  --runs "$RUNS" --dir "$DATA/optimize" --json "$DATA/optimize.json"
+# W1-W10 side by side with delta-rs and Spark; runs dml_bench.py, merge_bench.py,
+# optimize_bench.py and vacuum_bench.py itself.
+.venv/bin/python bench/suite.py --cli "$BUILD/deltacpp" --runs "$RUNS" --dir "$DATA/suite"
 echo
 .venv/bin/python bench/stream_bench.py --cli "$BUILD/deltacpp" --files 200 --rows 5000 \
   --latency-seconds 20 --follow-seconds 180 --spark --dir "$DATA/stream" \

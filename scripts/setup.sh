@@ -8,6 +8,7 @@
 #   scripts/setup.sh --runtime  only what building the library and the CLI needs (make run):
 #                               compilers and C++ libraries, and pyarrow alone in .venv
 #   scripts/setup.sh --fuzz     everything plus clang for the fuzzers
+#   scripts/setup.sh --bench    everything plus matplotlib for the benchmark suite's chart
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -15,12 +16,14 @@ cd "$ROOT"
 DEB_PACKAGES=(g++ make cmake ninja-build ccache pkg-config python3-venv
   libsimdjson-dev rapidjson-dev libroaring-dev libcli11-dev libfmt-dev)
 RUNTIME_ONLY=0
+BENCH=0
 case "${1:-}" in
   "") ;;
   --runtime) RUNTIME_ONLY=1 ;;
   --fuzz) DEB_PACKAGES+=(clang-16 libclang-rt-16-dev) ;;  # sanitizer and libFuzzer runtimes
+  --bench) BENCH=1 ;;
   *)
-    echo "setup: unknown option '$1' (--runtime, --fuzz or nothing)" >&2
+    echo "setup: unknown option '$1' (--runtime, --fuzz, --bench or nothing)" >&2
     exit 2
     ;;
 esac
@@ -50,6 +53,13 @@ FULL_WANT="$(cat requirements.txt constraints.txt | sha256sum | cut -d' ' -f1)"
 STAMP="$FULL_STAMP"
 WANT="$FULL_WANT"
 REQUIREMENTS=(-r requirements.txt)
+if ((BENCH)); then
+  FULL_STAMP=".venv/.deltacpp-bench-requirements"
+  FULL_WANT="$(cat requirements.txt bench/requirements.txt constraints.txt | sha256sum | cut -d' ' -f1)"
+  STAMP="$FULL_STAMP"
+  WANT="$FULL_WANT"
+  REQUIREMENTS+=(-r bench/requirements.txt)
+fi
 if ((RUNTIME_ONLY)); then
   STAMP=".venv/.deltacpp-runtime"
   WANT="$(cat constraints.txt | sha256sum | cut -d' ' -f1)"

@@ -672,6 +672,11 @@ def render_markdown(doc: dict, png_name: str, json_name: str) -> str:
             f"{cell(e.get('spark'))} | "
             + " | ".join(f"{r[k]:.2f}" if k in r else "—"
                          for k in ("vs delta-rs", "vs spark", "of lower bound")) + " |")
+    skipped = [w for w in ("W1", "W2", "W3", "W5", "W6", "W7-W10")
+               if w not in doc.get("workloads_run", [w])]
+    if skipped:
+        lines += ["", f"Not run in this pass: {', '.join(skipped)} (`--workloads`); W7-W10 at full "
+                  "size: the sections on DELETE and UPDATE, MERGE, VACUUM and OPTIMIZE below."]
     lines += ["", f"![deltacpp's time over each peer's, per workload]({png_name})", "", end]
     return "\n".join(lines)
 

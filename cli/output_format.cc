@@ -9,6 +9,7 @@
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
 
+#include <arrow/util/parallel.h>
 #include <arrow/util/thread_pool.h>
 
 #include <algorithm>
@@ -453,63 +454,102 @@ arrow::Status CheckStream(const std::ostream& out) {
   return arrow::Status::OK();
 }
 
+// The text of cell (r, c) of a table output, into `text` (cleared first).
+void TableCell(const arrow::RecordBatch& batch, int c, int64_t r, std::string* text) {
+  text->clear();
+  const arrow::Array& column = *batch.column(c);
+  if (column.IsNull(r)) {
+    text->append("NULL");
+    return;
+  }
+  AppendValue(column, r, Mode::kText, text);
+  if (text->find_first_of("\t\r\n") != std::string::npos) *text = EscapeForTable(std::move(*text));
+}
+
+// An aligned table. The widths depend on every row, so the batches are held (as Arrow data,
+// far smaller than their text) and formatted twice: once for the widths, once for the lines,
+// each pass in pieces on every core, the lines written in order.
 arrow::Status WriteTable(arrow::RecordBatchReader& reader, std::ostream& out,
                          const OutputOptions& opts) {
   const auto schema = reader.schema();
   const int ncols = schema->num_fields();
-  std::vector<std::vector<std::string>> rows;
   std::vector<size_t> widths(ncols);
   std::vector<bool> right(ncols);
   for (int c = 0; c < ncols; ++c) {
     widths[c] = DisplayWidth(schema->field(c)->name());
     right[c] = IsNumericType(*schema->field(c)->type());
   }
-  ARROW_RETURN_NOT_OK(ForEachBatch(reader, opts, [&](std::shared_ptr<arrow::RecordBatch> owned) {
-    const arrow::RecordBatch& batch = *owned;
-    for (int64_t r = 0; r < batch.num_rows(); ++r) {
-      std::vector<std::string> row(ncols);
-      for (int c = 0; c < ncols; ++c) {
-        const arrow::Array& column = *batch.column(c);
-        if (column.IsNull(r)) {
-          row[c] = "NULL";
-        } else {
-          std::string text;
-          AppendValue(column, r, Mode::kText, &text);
-          row[c] = EscapeForTable(std::move(text));
-        }
-        widths[c] = std::max(widths[c], DisplayWidth(row[c]));
-      }
-      rows.push_back(std::move(row));
+  // Pieces of at most 16Ki rows of one batch.
+  struct Piece {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    int64_t begin, end;
+  };
+  constexpr int64_t kPieceRows = 16 * 1024;
+  std::vector<Piece> pieces;
+  ARROW_RETURN_NOT_OK(ForEachBatch(reader, opts, [&](std::shared_ptr<arrow::RecordBatch> batch) {
+    for (int64_t begin = 0; begin < batch->num_rows(); begin += kPieceRows) {
+      pieces.push_back({batch, begin, std::min(batch->num_rows(), begin + kPieceRows)});
     }
     return arrow::Status::OK();
   }));
-
-  std::string line;
-  auto emit_row = [&](const std::vector<std::string>& cells, bool header) {
-    line.clear();
-    for (int c = 0; c < ncols; ++c) {
-      if (c > 0) line.append(" | ");
-      const size_t pad = widths[c] - DisplayWidth(cells[c]);
-      const bool pad_left = right[c] && !header;
-      if (pad_left) line.append(pad, ' ');
-      line.append(cells[c]);
-      // No trailing spaces after the last column.
-      if (!pad_left && c + 1 < ncols) line.append(pad, ' ');
+  const int npieces = static_cast<int>(pieces.size());
+  std::vector<std::vector<size_t>> piece_widths(npieces, std::vector<size_t>(ncols, 0));
+  ARROW_RETURN_NOT_OK(arrow::internal::ParallelFor(npieces, [&](int k) {
+    std::string text;
+    const Piece& p = pieces[k];
+    for (int64_t r = p.begin; r < p.end; ++r) {
+      for (int c = 0; c < ncols; ++c) {
+        TableCell(*p.batch, c, r, &text);
+        piece_widths[k][c] = std::max(piece_widths[k][c], DisplayWidth(text));
+      }
     }
-    line.push_back('\n');
-    out << line;
-  };
-  std::vector<std::string> header(ncols);
-  for (int c = 0; c < ncols; ++c) header[c] = schema->field(c)->name();
-  emit_row(header, true);
-  line.clear();
-  for (int c = 0; c < ncols; ++c) {
-    if (c > 0) line.append("-+-");
-    line.append(widths[c], '-');
+    return arrow::Status::OK();
+  }));
+  for (const auto& w : piece_widths) {
+    for (int c = 0; c < ncols; ++c) widths[c] = std::max(widths[c], w[c]);
   }
-  line.push_back('\n');
-  out << line;
-  for (const auto& row : rows) emit_row(row, false);
+
+  auto append_cell = [&](int c, std::string_view cell, bool header, std::string* line) {
+    if (c > 0) line->append(" | ");
+    const size_t pad = widths[c] - DisplayWidth(cell);
+    const bool pad_left = right[c] && !header;
+    if (pad_left) line->append(pad, ' ');
+    line->append(cell);
+    // No trailing spaces after the last column.
+    if (!pad_left && c + 1 < ncols) line->append(pad, ' ');
+  };
+  std::string head;
+  for (int c = 0; c < ncols; ++c) append_cell(c, schema->field(c)->name(), true, &head);
+  head.push_back('\n');
+  for (int c = 0; c < ncols; ++c) {
+    if (c > 0) head.append("-+-");
+    head.append(widths[c], '-');
+  }
+  head.push_back('\n');
+  out << head;
+
+  constexpr int kPiecesAtOnce = 16;
+  for (int first = 0; first < npieces; first += kPiecesAtOnce) {
+    const int count = std::min(kPiecesAtOnce, npieces - first);
+    std::vector<std::string> lines(count);
+    ARROW_RETURN_NOT_OK(arrow::internal::ParallelFor(count, [&](int k) {
+      std::string text;
+      const Piece& p = pieces[first + k];
+      for (int64_t r = p.begin; r < p.end; ++r) {
+        for (int c = 0; c < ncols; ++c) {
+          TableCell(*p.batch, c, r, &text);
+          append_cell(c, text, false, &lines[k]);
+        }
+        lines[k].push_back('\n');
+      }
+      return arrow::Status::OK();
+    }));
+    for (const auto& piece : lines) {
+      out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    }
+    ARROW_RETURN_NOT_OK(CheckStream(out));
+    for (int k = first; k < first + count; ++k) pieces[k].batch.reset();  // written: let go
+  }
   return CheckStream(out);
 }
 

@@ -725,9 +725,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cli", required=True)
     ap.add_argument("--quick", action="store_true", help="small sizes (a few minutes)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="tiny sizes, one run, no Spark, W1-W6 unless --workloads says "
+                         "otherwise, nothing written but the checks' verdict (for make test)")
     ap.add_argument("--runs", type=int, default=5, help="warm runs per engine (default 5)")
     ap.add_argument("--no-spark", action="store_true")
-    ap.add_argument("--workloads", default="W1,W2,W3,W5,W6,W7-W10",
+    ap.add_argument("--workloads", default=None,
                     help="comma-separated subset of W1,W2,W3,W5,W6,W7-W10 (default: all)")
     ap.add_argument("--dir", default="build/bench-data/suite")
     ap.add_argument("--results", default=str(HERE / "results"))
@@ -740,6 +743,10 @@ def main():
         return
     if args.runs < 1:
         sys.exit("suite: --runs must be at least 1")
+    if args.smoke:
+        args.runs, args.no_spark = 1, True
+    if args.workloads is None:
+        args.workloads = "W1,W2,W3,W5,W6" + ("" if args.smoke else ",W7-W10")
     q = args.quick
     sizes = {"rows": 1_000_000 if q else 10_000_000,
              "append_commits": 100 if q else 1000,
@@ -748,8 +755,11 @@ def main():
              "dml_rows": 400_000 if q else 10_000_000,
              "optimize_files": 1000 if q else 10_000,
              "vacuum_files": 10_000 if q else 100_000}
+    if args.smoke:
+        sizes = {"rows": 20_000, "append_commits": 12, "logs": [(50, 500)], "dml_rows": 40_000,
+                 "optimize_files": 200, "vacuum_files": 1000}
     suite = Suite(args)
-    suite.work = suite.work / ("quick" if q else "full")
+    suite.work = suite.work / ("smoke" if args.smoke else "quick" if q else "full")
     suite.scratch = suite.work / "scratch"
     suite.scratch.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -805,6 +815,10 @@ def main():
                           f"{sizes['vacuum_files']:,} files (W10)"),
            "calibration": calib, "workloads": suite.results,
            "seconds": time.perf_counter() - started}
+    if args.smoke:
+        print(f"suite: OK in {doc['seconds']:.0f} s (smoke sizes: every check held; the "
+              "timings are not judged)")
+        return
     results = Path(args.results)
     results.mkdir(parents=True, exist_ok=True)
     out = results / f"{date}{'-quick' if q else ''}.json"

@@ -37,4 +37,6 @@ trap 'rm -rf "$TMP"' EXIT
 # Streaming: ingest, latency at a 1 s trigger, following a table; every sink is checked.
 .venv/bin/python bench/stream_bench.py --cli "$BUILD/deltacpp" --files 20 --rows 100 \
   --latency-seconds 2 --follow-seconds 3 --dir "$TMP/stream"
+# The side-by-side suite (W1-W6 against delta-rs; W7-W10 are the runs above): every check.
+.venv/bin/python bench/suite.py --cli "$BUILD/deltacpp" --smoke --dir "$TMP/suite"
 echo "bench-smoke: OK"

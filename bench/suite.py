@@ -218,6 +218,25 @@ def cpp_table_checksum(cli: str, table: Path, scratch: Path, where=None) -> list
     return got
 
 
+BASE_MS = 1_700_000_000_000  # commit timestamps of the generated tables
+
+
+def commit_lines(version: int, table_id: str, partition_columns: list[str]) -> list[str]:
+    """The commitInfo of VERSION and, for version 0, the protocol and metaData of a table of
+    id long, name string, part int."""
+    lines = [json.dumps({"commitInfo": {"timestamp": BASE_MS + version, "operation": "WRITE"}})]
+    if version == 0:
+        schema = json.dumps({"type": "struct", "fields": [
+            {"name": n, "type": t, "nullable": True, "metadata": {}}
+            for n, t in (("id", "long"), ("name", "string"), ("part", "integer"))]})
+        lines.append(json.dumps({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}))
+        lines.append(json.dumps({"metaData": {
+            "id": table_id, "format": {"provider": "parquet", "options": {}},
+            "schemaString": schema, "partitionColumns": partition_columns, "configuration": {},
+            "createdTime": BASE_MS}}))
+    return lines
+
+
 def log_table(root: Path, commits: int, files: int, cli: str) -> None:
     """A table of COMMITS commits adding FILES files in all (data files not written: loading a
     snapshot and listing its files never opens them), checkpointed 10 commits before the end."""
@@ -226,21 +245,10 @@ def log_table(root: Path, commits: int, files: int, cli: str) -> None:
     shutil.rmtree(root, ignore_errors=True)
     log = root / "_delta_log"
     log.mkdir(parents=True)
-    schema = json.dumps({"type": "struct", "fields": [
-        {"name": n, "type": t, "nullable": True, "metadata": {}}
-        for n, t in (("id", "long"), ("name", "string"), ("part", "integer"))]})
     per, extra = divmod(files, commits)
     n = 0
-    base_ms = 1_700_000_000_000
     for v in range(commits):
-        lines = [json.dumps({"commitInfo": {"timestamp": base_ms + v, "operation": "WRITE"}})]
-        if v == 0:
-            lines.append(json.dumps({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}))
-            lines.append(json.dumps({"metaData": {
-                "id": "00000000-0000-0000-0000-0000000000b3", "format": {"provider": "parquet",
-                                                                       "options": {}},
-                "schemaString": schema, "partitionColumns": ["part"], "configuration": {},
-                "createdTime": base_ms}}))
+        lines = commit_lines(v, "00000000-0000-0000-0000-0000000000b3", ["part"])
         for _ in range(per + (1 if v < extra else 0)):
             stats = json.dumps({"numRecords": 100, "minValues": {"id": n * 100, "name": "a"},
                                 "maxValues": {"id": n * 100 + 99, "name": "z"},
@@ -248,7 +256,7 @@ def log_table(root: Path, commits: int, files: int, cli: str) -> None:
             lines.append(json.dumps({"add": {
                 "path": f"part={n % PARTS}/f-{n:08d}.parquet",
                 "partitionValues": {"part": str(n % PARTS)}, "size": 4096,
-                "modificationTime": base_ms + v, "dataChange": True, "stats": stats}}))
+                "modificationTime": BASE_MS + v, "dataChange": True, "stats": stats}}))
             n += 1
         (log / f"{v:020d}.json").write_text("\n".join(lines) + "\n")
         if v == commits - 11:
@@ -257,32 +265,20 @@ def log_table(root: Path, commits: int, files: int, cli: str) -> None:
 
 
 def appendable_table(root: Path, commits: int) -> None:
-    """COMMITS commits of one row each (id = version), checkpointed at the end."""
+    """COMMITS commits of one row each (id = version), each in a data file of its own."""
     if (root / "shape.json").exists():
         return
     shutil.rmtree(root, ignore_errors=True)
     log = root / "_delta_log"
     log.mkdir(parents=True)
-    schema = json.dumps({"type": "struct", "fields": [
-        {"name": "id", "type": "long", "nullable": True, "metadata": {}},
-        {"name": "name", "type": "string", "nullable": True, "metadata": {}},
-        {"name": "part", "type": "integer", "nullable": True, "metadata": {}}]})
-    base_ms = 1_700_000_000_000
     for v in range(commits):
         name = f"part-{v:05d}.parquet"
         pq.write_table(pa.table({"id": pa.array([v], pa.int64()), "name": [f"n{v}"],
                                  "part": pa.array([v % PARTS], pa.int32())}), root / name)
-        lines = [json.dumps({"commitInfo": {"timestamp": base_ms + v, "operation": "WRITE"}})]
-        if v == 0:
-            lines.append(json.dumps({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}))
-            lines.append(json.dumps({"metaData": {
-                "id": "00000000-0000-0000-0000-0000000000a2", "format": {"provider": "parquet",
-                                                                       "options": {}},
-                "schemaString": schema, "partitionColumns": [], "configuration": {},
-                "createdTime": base_ms}}))
+        lines = commit_lines(v, "00000000-0000-0000-0000-0000000000a2", [])
         lines.append(json.dumps({"add": {
             "path": name, "partitionValues": {}, "size": (root / name).stat().st_size,
-            "modificationTime": base_ms + v, "dataChange": True,
+            "modificationTime": BASE_MS + v, "dataChange": True,
             "stats": json.dumps({"numRecords": 1, "minValues": {"id": v},
                                  "maxValues": {"id": v}, "nullCount": {"id": 0}})}}))
         (log / f"{v:020d}.json").write_text("\n".join(lines) + "\n")
@@ -490,25 +486,16 @@ class Suite:
         for label, cpp_cmd, rs_op in (("describe", "describe", "load"),
                                       ("file listing", "files", "files")):
             engines = {}
+            # The listing is counted, not kept in the probe's memory.
+            cmd = ([self.cli, "describe", str(root)] if cpp_cmd == "describe" else
+                   ["sh", "-c", f"'{self.cli}' files '{root}' | wc -l"])
 
             def cpp(_):
-                r = run_process([self.cli, cpp_cmd, str(root)])
-                if cpp_cmd == "files":
-                    got = r["out"].count("\n")
-                    if files > 1000 and got < 10:
-                        sys.exit(f"suite: W3 deltacpp files listed {got} lines")
+                r = run_process(cmd)
+                if cpp_cmd == "files" and int(r["out"].strip()) < files:
+                    sys.exit(f"suite: W3 deltacpp listed {r['out'].strip()} lines for {files} "
+                             "files")
                 return r
-            cmd = [self.cli, cpp_cmd, str(root)]
-            if cpp_cmd == "files":
-                # Count the listing without keeping it in the probe's memory.
-                cmd = ["sh", "-c", f"'{self.cli}' files '{root}' | wc -l"]
-
-                def cpp(_):  # noqa: F811
-                    r = run_process(cmd)
-                    got = int(r["out"].strip())
-                    if got < files:
-                        sys.exit(f"suite: W3 deltacpp listed {got} lines for {files} files")
-                    return r
             engines["deltacpp"] = summarize(self.repeat(cpp))
 
             def rs(_):

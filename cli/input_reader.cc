@@ -249,17 +249,14 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenParquet(
   properties.set_use_threads(true);
   properties.set_batch_size(128 * 1024);
   parquet::arrow::FileReaderBuilder builder;
-  auto opened_file = builder.Open(file);
-  arrow::Result<std::unique_ptr<parquet::arrow::FileReader>> opened =
-      opened_file.ok() ? builder.memory_pool(arrow::default_memory_pool())
-                             ->properties(properties)
-                             ->Build()
-                       : arrow::Result<std::unique_ptr<parquet::arrow::FileReader>>(opened_file);
-  if (!opened.ok()) {
+  std::unique_ptr<parquet::arrow::FileReader> opened;
+  arrow::Status st = builder.Open(file);
+  if (st.ok()) st = builder.properties(properties)->Build(&opened);
+  if (!st.ok()) {
     return DeltaError(DeltaErrorCode::kInvalidArgument,
-                      fmt::format("cannot read input {}: {}", name, opened.status().message()));
+                      fmt::format("cannot read input {}: {}", name, st.message()));
   }
-  std::shared_ptr<parquet::arrow::FileReader> pq = std::move(*opened);
+  std::shared_ptr<parquet::arrow::FileReader> pq = std::move(opened);
   ARROW_ASSIGN_OR_RAISE(auto batches, pq->GetRecordBatchReader());
   // Keeps the file reader alive as long as its batch reader and names the file in errors.
   struct Holder : arrow::RecordBatchReader {

@@ -610,20 +610,8 @@ arrow::Status DataWriterImpl::ChooseLane(Partition* partition) {
     lane->last_use = partition->file->last_use;
     std::swap(lane, partition->file);
   };
-  if (static_cast<int>(resting.size()) + 1 < max_lanes_ && open_files_ < kMaxOpenFiles) {
-    for (auto& lane : resting) {
-      if (!Encoding(lane->encoding)) {
-        take_rows(lane);
-        return arrow::Status::OK();
-      }
-    }
-    ARROW_ASSIGN_OR_RAISE(auto lane, OpenNewFile(*partition, *partition->file->pending.front()));
-    ++open_files_;
-    take_rows(lane);
-    resting.push_back(std::move(lane));
-    return arrow::Status::OK();
-  }
-  // Every lane is open: the first to finish its row group takes these rows.
+  // A free lane takes them; else a new lane while there is room for one; else the first lane
+  // (this file included) to finish its row group.
   while (true) {
     if (!Encoding(partition->file->encoding)) return arrow::Status::OK();
     for (auto& lane : resting) {
@@ -631,6 +619,13 @@ arrow::Status DataWriterImpl::ChooseLane(Partition* partition) {
         take_rows(lane);
         return arrow::Status::OK();
       }
+    }
+    if (static_cast<int>(resting.size()) + 1 < max_lanes_ && open_files_ < kMaxOpenFiles) {
+      ARROW_ASSIGN_OR_RAISE(auto lane, OpenNewFile(*partition, *partition->file->pending.front()));
+      ++open_files_;
+      take_rows(lane);
+      resting.push_back(std::move(lane));
+      return arrow::Status::OK();
     }
     std::unique_lock lock(tasks_mutex_);
     task_done_.wait_for(lock, std::chrono::milliseconds(5));

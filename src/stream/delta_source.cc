@@ -16,7 +16,9 @@
 #include "log/commit_parser.h"
 #include "log/commit_timeline.h"
 #include "log/log_file_name.h"
+#include "protocol/schema_json.h"
 #include "scan/change_range.h"
+#include "scan/change_schema_check.h"
 #include "scan/commit_changes.h"
 #include "scan/data_files_reader.h"
 #include "stream/checkpoint_dir.h"
@@ -316,6 +318,42 @@ class DeltaSource : public StreamSource {
   }
 
   // Commit `version` as the stream takes it; nullptr when it does not exist yet.
+  // A metaData action at `version`. Rows of versions before the read schema's own (a stream
+  // started at an earlier version) are read when that schema can serve them, as delta-spark
+  // reads across additive changes; a change after it stops the stream, whose next run reads on
+  // with the new schema.
+  arrow::Status CheckMetadata(const Metadata& metadata, int64_t version) const {
+    if (metadata.id != table_id_) {
+      return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                        fmt::format("table {} version {}: the table was replaced (its id "
+                                    "changed from {} to {}); start a new stream",
+                                    table_->root(), version, table_id_, metadata.id));
+    }
+    if (metadata.schema_string == schema_string_) return arrow::Status::OK();
+    if (version < schema_snapshot_->version()) {
+      ARROW_ASSIGN_OR_RAISE(auto schema, SchemaFromDeltaJson(metadata.schema_string));
+      const SchemaVersion data{
+          schema, TableConfig::Parse(metadata.configuration).column_mapping_mode,
+          metadata.partition_columns, version};
+      const SchemaVersion read{schema_snapshot_->schema(), schema_snapshot_->column_mapping_mode(),
+                               schema_snapshot_->partition_columns(),
+                               schema_snapshot_->version()};
+      if (IsChangeDataReadCompatible(data, read)) return arrow::Status::OK();
+      return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                        fmt::format("table {} version {}: rows written with this version's "
+                                    "schema cannot be read with the schema of version {} (a "
+                                    "column dropped, renamed or retyped, or partitioning "
+                                    "changed); start the stream after version {}",
+                                    table_->root(), version, schema_snapshot_->version(),
+                                    version));
+    }
+    return DeltaError(DeltaErrorCode::kSchemaMismatch,
+                      fmt::format("table {} version {}: the table's schema changed; the "
+                                  "stream stops here and reads on with the new schema when "
+                                  "run again",
+                                  table_->root(), version));
+  }
+
   arrow::Result<const CommitEntry*> LoadCommit(int64_t version) {
     auto cached = commits_.find(version);
     if (cached != commits_.end()) return &cached->second;
@@ -342,14 +380,7 @@ class DeltaSource : public StreamSource {
     } else if (auto st = table_->store()->Stat(path); st.ok()) {
       entry.timestamp_ms = st->modification_time_ms;
     }
-    if (actions.metadata && (actions.metadata->schema_string != schema_string_ ||
-                             actions.metadata->id != table_id_)) {
-      return DeltaError(DeltaErrorCode::kSchemaMismatch,
-                        fmt::format("table {} version {}: the table's schema changed; the "
-                                    "stream stops here and reads on with the new schema when "
-                                    "run again",
-                                    table_->root(), version));
-    }
+    if (actions.metadata) ARROW_RETURN_NOT_OK(CheckMetadata(*actions.metadata, version));
     if (!options_.read_change_feed) {
       auto changes = DataChangesOf(actions);
       if (changes.data_removes > 0) {

@@ -228,25 +228,29 @@ TEST(DeltaStream, KilledBatchesReplayTheSameFiles) {
   EXPECT_EQ(IdCounts(t.sink), EachOnce(0, 30));
 }
 
-TEST(DeltaStream, ASchemaChangeStopsTheStreamAndTheNextRunReadsOn) {
-  Tables t;
-  Append(t.source, 0, 5);
-  ASSERT_TRUE(Stream(t, {}).ok());
+// Appends row (id, "n<id>", "e") with a new column `extra` (merge schema).
+void AppendWithAnAddedColumn(const std::string& table, int64_t id) {
   auto wide = arrow::schema({arrow::field("id", arrow::int64()),
                              arrow::field("name", arrow::utf8()),
                              arrow::field("extra", arrow::utf8())});
   arrow::Int64Builder ids;
   arrow::StringBuilder names, extras;
-  ASSERT_TRUE(ids.Append(5).ok());
-  ASSERT_TRUE(names.Append("n5").ok());
+  ASSERT_TRUE(ids.Append(id).ok());
+  ASSERT_TRUE(names.Append("n" + std::to_string(id)).ok());
   ASSERT_TRUE(extras.Append("e").ok());
   WriteOptions evolve;
   evolve.merge_schema = true;
-  ASSERT_TRUE(WriteTable(t.source,
-                         arrow::Table::Make(wide, {*ids.Finish(), *names.Finish(),
-                                                   *extras.Finish()}),
-                         evolve)
-                  .ok());
+  auto w = WriteTable(table,
+                      arrow::Table::Make(wide, {*ids.Finish(), *names.Finish(), *extras.Finish()}),
+                      evolve);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+}
+
+TEST(DeltaStream, ASchemaChangeStopsTheStreamAndTheNextRunReadsOn) {
+  Tables t;
+  Append(t.source, 0, 5);
+  ASSERT_TRUE(Stream(t, {}).ok());
+  AppendWithAnAddedColumn(t.source, 5);
   auto stopped = Stream(t, {});
   EXPECT_TRUE(IsDeltaError(stopped.status(), DeltaErrorCode::kSchemaMismatch))
       << stopped.status().ToString();
@@ -262,6 +266,47 @@ TEST(DeltaStream, ASchemaChangeStopsTheStreamAndTheNextRunReadsOn) {
                   .Run();
   ASSERT_TRUE(next.ok()) << next.status().ToString();
   EXPECT_EQ(IdCounts(t.sink), EachOnce(0, 6));
+}
+
+// A stream started at a version older than an added column reads the older rows in the
+// current schema (the new column null), as delta-spark does; it does not stop at version 0's
+// metadata on every run.
+TEST(DeltaStream, AStreamStartedBeforeAnAddedColumnReadsTheOlderRowsWithNulls) {
+  Tables t;
+  Append(t.source, 0, 5);
+  AppendWithAnAddedColumn(t.source, 5);
+  DeltaSourceOptions from_start;
+  from_start.starting_version = 0;
+  auto run = Stream(t, from_start);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(IdCounts(t.sink), EachOnce(0, 6));
+  auto sink = testing::ReadTable(t.sink);
+  ASSERT_TRUE(sink.ok()) << sink.status().ToString();
+  auto extra = (*sink)->GetColumnByName("extra");
+  ASSERT_NE(extra, nullptr) << (*sink)->schema()->ToString();
+  EXPECT_EQ(extra->null_count(), 5);
+}
+
+// Rows an incompatible change made unreadable with the current schema (a column retyped by an
+// overwrite) stop a stream started before it with an error saying where to start instead.
+TEST(DeltaStream, AStreamStartedBeforeAnIncompatibleChangeIsRefusedWithWhereToStart) {
+  Tables t;
+  Append(t.source, 0, 5);
+  auto retyped = arrow::schema({arrow::field("id", arrow::utf8())});
+  arrow::StringBuilder ids;
+  ASSERT_TRUE(ids.Append("x").ok());
+  WriteOptions overwrite;
+  overwrite.mode = WriteMode::kOverwrite;
+  overwrite.overwrite_schema = true;
+  auto w = WriteTable(t.source, arrow::Table::Make(retyped, {*ids.Finish()}), overwrite);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  DeltaSourceOptions from_start;
+  from_start.starting_version = 0;
+  auto run = Stream(t, from_start);
+  ASSERT_TRUE(IsDeltaError(run.status(), DeltaErrorCode::kSchemaMismatch))
+      << run.status().ToString();
+  EXPECT_NE(run.status().message().find("start the stream after version 0"), std::string::npos)
+      << run.status().ToString();
 }
 
 }  // namespace

@@ -37,8 +37,9 @@ pid_t StartStream(const std::vector<std::string>& args) {
 }
 
 // `iterations` times: `add_input()`, start `deltacpp stream args`, SIGKILL it after a random
-// delay of up to 120 ms; then one run that is left to finish (its wait status in
-// `final_status`). Returns the runs killed.
+// delay of up to 60 ms (a run takes 20-100 ms here); then one run that is left to finish (its
+// wait status in `final_status`). Returns the runs the signal ended (not those that had
+// finished first).
 int KillLoop(const std::vector<std::string>& args, int iterations, std::mt19937& rng,
              const std::function<void()>& add_input, int* final_status) {
   int killed = 0;
@@ -47,9 +48,11 @@ int KillLoop(const std::vector<std::string>& args, int iterations, std::mt19937&
     const pid_t pid = StartStream(args);
     EXPECT_GT(pid, 0);
     if (pid <= 0) return killed;
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 120000));
-    if (kill(pid, SIGKILL) == 0) ++killed;
-    testing::WaitStatus(pid);
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 60000));
+    kill(pid, SIGKILL);
+    // A run that had already finished was not killed: only a death by the signal counts.
+    const int status = testing::WaitStatus(pid);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ++killed;
   }
   *final_status = testing::WaitStatus(StartStream(args));
   return killed;
@@ -80,7 +83,7 @@ TEST(StreamCrash, KilledAtRandomAndRestartedEveryRecordLandsExactlyOnce) {
   }, &status);
   // The last run, not killed, drains the folder.
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-  EXPECT_GT(killed, kIterations / 2) << "most runs must have been killed mid-way";
+  EXPECT_GT(killed, kIterations / 4) << "a good share of the runs must die mid-way";
   EXPECT_EQ(testing::IdCounts(sink), testing::EachOnce(0, next_id))
       << files << " files, " << killed << " kills";
 }
@@ -114,7 +117,7 @@ TEST(StreamCrash, DeltaToDeltaKilledAtRandomCopiesEveryRowExactlyOnce) {
     for (int k = static_cast<int>(rng() % 3); k > 0; --k) append(1 + rng() % 20);
   }, &status);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
-  EXPECT_GT(killed, kIterations / 2);
+  EXPECT_GT(killed, kIterations / 4) << "a good share of the runs must die mid-way";
   EXPECT_EQ(testing::IdCounts(sink), testing::EachOnce(0, next_id)) << killed << " kills";
 }
 

@@ -92,6 +92,11 @@ class LogStore {
   /// Deletes a file; a missing file is not an error.
   virtual arrow::Status Delete(const std::string& path) = 0;
 
+  /// Temporary files of puts in `dir` (regular files only, never listed by List): in flight,
+  /// or left behind by a writer killed mid-put. Log cleanup deletes the old ones. The default
+  /// (stores whose puts leave nothing behind) returns none.
+  virtual arrow::Result<std::vector<FileEntry>> ListTemporaryFiles(const std::string& dir);
+
   // --- Data folders (VACUUM) ---
   /// Every entry directly inside the data folder `dir`, sorted by name, symbolic links not
   /// followed: a link (to anything) is listed with `regular` and `directory` false, a folder

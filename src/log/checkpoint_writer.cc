@@ -749,6 +749,16 @@ arrow::Status CleanupExpiredLogs(const Snapshot& snapshot, int64_t now_ms) {
   cutoff = (cutoff >= 0 ? cutoff / kMsPerDay : -((-cutoff + kMsPerDay - 1) / kMsPerDay)) * kMsPerDay;
   auto expired = [cutoff](const LogFile& f) { return f.entry.modification_time_ms < cutoff; };
 
+  // Temporary files of commits, checkpoints and sidecars whose writer was killed mid-put: none
+  // that old can still be in flight.
+  for (const std::string& dir : {LogDir(snapshot.table_root()),
+                                 LogDir(snapshot.table_root()) + "/_sidecars"}) {
+    ARROW_ASSIGN_OR_RAISE(auto temporary, store.ListTemporaryFiles(dir));
+    for (const auto& f : temporary) {
+      if (f.modification_time_ms < cutoff) ARROW_RETURN_NOT_OK(store.Delete(f.path));
+    }
+  }
+
   // Deletion goes oldest version first and stops at the first version with a file that has not
   // expired. So when a file of the oldest version is still young there is nothing to delete, and
   // the names plus a stat or two show it without stat'ing every file of a long log.

@@ -4,6 +4,7 @@
 #include "deltacpp/table.h"
 #include "log/checkpoint_writer.h"
 #include "txn/writer_features.h"
+#include "util/clock.h"
 
 namespace deltacpp {
 
@@ -17,6 +18,9 @@ arrow::Result<bool> CheckpointTable(std::string_view location) {
       internal::RowLevelWriterFeatures()));
   ARROW_ASSIGN_OR_RAISE(auto result,
                         internal::WriteCheckpoint(*snapshot, internal::CheckpointOptions{}));
+  // As after an automatic checkpoint (and delta-spark's): log files that expired before the
+  // newest expired checkpoint go; a failure to delete them leaves the table as it is.
+  (void)internal::CleanupExpiredLogs(*snapshot, internal::WallClockMillis());
   return result.written;
 }
 

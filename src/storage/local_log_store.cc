@@ -394,6 +394,36 @@ class LocalLogStore final : public LogStore {
 
   std::shared_ptr<arrow::fs::FileSystem> filesystem() const override { return fs_; }
 
+  arrow::Result<std::vector<FileEntry>> ListTemporaryFiles(const std::string& dir) override {
+    std::vector<FileEntry> out;
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) {
+      if (errno == ENOENT) return out;
+      return ErrnoError("failed to list directory", dir, errno);
+    }
+    while (true) {
+      errno = 0;
+      struct dirent* ent = ::readdir(d);
+      if (ent == nullptr) {
+        const int err = errno;
+        ::closedir(d);
+        if (err != 0) return ErrnoError("failed to list directory", dir, err);
+        break;
+      }
+      if (!IsTempName(ent->d_name)) continue;
+      FileEntry entry;
+      entry.path = (dir == "/" ? "" : dir) + "/" + ent->d_name;
+      struct stat st;
+      if (::lstat(entry.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      entry.size = st.st_size;
+      entry.modification_time_ms = ToMillis(st.st_mtim);
+      out.push_back(std::move(entry));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
+    return out;
+  }
+
  private:
   // Sorted names in `dir` from `start_after_name` on, without dot-dirs and in-flight temporary
   // files. With `regular_only`, entries the directory reports as something other than a

@@ -55,6 +55,10 @@ arrow::Status LogStore::PutIfAbsentStreaming(const std::string& path,
                                             static_cast<size_t>(content->size())));
 }
 
+arrow::Result<std::vector<FileEntry>> LogStore::ListTemporaryFiles(const std::string& dir) {
+  return std::vector<FileEntry>{};
+}
+
 arrow::Result<std::vector<FileEntry>> LogStore::ListDataDir(const std::string& dir) {
   arrow::fs::FileSelector selector;
   selector.base_dir = dir;

@@ -7,6 +7,7 @@
 
 #include "deltacpp/api.h"
 #include "deltacpp/error.h"
+#include "deltacpp/ops/checkpoint.h"
 #include "log/checkpoint_writer.h"
 #include "protocol/table_properties.h"
 #include "log_test_util.h"
@@ -104,6 +105,42 @@ TEST_F(LogCleanupTest, DeletesEverythingBelowTheNewestExpiredCheckpoint) {
   auto table = DeltaTable::Open(root_);
   ASSERT_TRUE(table.ok());
   EXPECT_TRUE(IsDeltaError((*table)->SnapshotAt(9).status(), DeltaErrorCode::kVersionNotFound));
+}
+
+// A writer killed mid-put leaves its temporary file (".<name>.<16 hex>.tmp") behind; cleanup
+// deletes those older than the retention, in the log and its sidecar folder, and keeps young
+// ones, which may belong to a put in flight.
+TEST_F(LogCleanupTest, LeftoverTemporaryFilesOlderThanTheRetentionGo) {
+  Build();
+  fs::create_directories(root_ + "/_delta_log/_sidecars");
+  const std::string old_commit =
+      LogFile(root_, "." + Versioned(15, ".json") + ".0123456789abcdef.tmp");
+  const std::string old_sidecar = LogFile(root_, "_sidecars/.s.parquet.00000000000000aa.tmp");
+  const std::string young =
+      LogFile(root_, "." + Versioned(15, ".json") + ".fedcba9876543210.tmp");
+  for (const auto& path : {old_commit, old_sidecar, young}) std::ofstream(path) << "partial";
+  SetFileTimeMs(old_commit, old_);
+  SetFileTimeMs(old_sidecar, old_);
+  SetFileTimeMs(young, now_ - kHourMs);
+  auto latest = Load(root_);
+  ASSERT_TRUE(latest);
+  ASSERT_TRUE(CleanupExpiredLogs(*latest, now_).ok());
+  EXPECT_FALSE(fs::exists(old_commit));
+  EXPECT_FALSE(fs::exists(old_sidecar));
+  EXPECT_TRUE(fs::exists(young));
+  EXPECT_EQ(LogListing(root_).count("." + Versioned(2, ".json.crc")), 1u);  // not a put's file
+}
+
+// An explicit checkpoint cleans up as an automatic one does (delta-spark's too).
+TEST_F(LogCleanupTest, AnExplicitCheckpointCleansUpTheExpiredLog) {
+  Build();
+  auto written = CheckpointTable(root_);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_TRUE(*written);
+  auto listing = LogListing(root_);
+  EXPECT_EQ(listing.count(Versioned(14, ".checkpoint.parquet")), 1u);
+  for (int64_t v = 0; v < 10; ++v) EXPECT_EQ(listing.count(Versioned(v, ".json")), 0u) << v;
+  for (int64_t v = 10; v <= 14; ++v) EXPECT_TRUE(Load(root_, v)) << v;
 }
 
 TEST_F(LogCleanupTest, NothingIsDeletedWithoutAnExpiredCheckpoint) {

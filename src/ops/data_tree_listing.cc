@@ -18,6 +18,17 @@ bool IsHiddenDataName(std::string_view name, const std::vector<std::string>& par
   return true;
 }
 
+bool HasHiddenSegment(std::string_view relative_path,
+                      const std::vector<std::string>& partition_columns) {
+  while (!relative_path.empty()) {
+    const size_t slash = relative_path.find('/');
+    if (IsHiddenDataName(relative_path.substr(0, slash), partition_columns)) return true;
+    if (slash == std::string_view::npos) break;
+    relative_path.remove_prefix(slash + 1);
+  }
+  return false;
+}
+
 arrow::Result<DataTree> ListDataTree(LogStore& store, const std::string& table_root,
                                      const std::vector<std::string>& partition_columns,
                                      const std::function<void(int64_t)>& on_progress) {

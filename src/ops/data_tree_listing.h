@@ -19,6 +19,11 @@ namespace deltacpp::internal {
 /// `partition_columns` (`<column>=...`, for a column whose name starts with `_`).
 bool IsHiddenDataName(std::string_view name, const std::vector<std::string>& partition_columns);
 
+/// True when any segment of `relative_path` (relative to the table root, `/`-separated) is
+/// hidden by IsHiddenDataName: `_delta_log/...`, `_checkpoints/x`, `a=1/.tmp/x`.
+bool HasHiddenSegment(std::string_view relative_path,
+                      const std::vector<std::string>& partition_columns);
+
 /// One folder of the listing.
 struct DataDir {
   std::string path;               ///< relative to the table root, '/'-separated

@@ -325,9 +325,10 @@ arrow::Result<VacuumResult> VacuumBuilder::Execute() const {
   std::vector<int64_t> deletable_in_dir(tree.dirs.size(), 0);
   for (const auto& f : offered) {
     if (f.modification_time_ms >= delete_before || protect.Contains(f.path)) continue;
-    // The listing never enters `_delta_log` (a hidden name); this keeps it that way whatever
-    // a LITE candidate or a future listing rule says.
-    if (f.path == "_delta_log" || f.path.rfind("_delta_log/", 0) == 0) continue;
+    // The listing never enters hidden folders (`_delta_log` among them) nor offers hidden
+    // files; this keeps it that way for the paths a LITE run takes from the log, whatever a
+    // remove or cdc entry names.
+    if (internal::HasHiddenSegment(f.path, snapshot->partition_columns())) continue;
     files.push_back(Deletable{f.path, f.size});
     if (f.dir >= 0) ++deletable_in_dir[static_cast<size_t>(f.dir)];
   }

@@ -476,6 +476,44 @@ TEST(Vacuum, LiteModeDeletesWhatTheLogNamesAndLeavesUnnamedFilesAlone) {
   EXPECT_EQ(Paths(*full), std::set<std::string>{"orphan.parquet"});
 }
 
+// LITE takes its paths from the log, so a remove or cdc entry naming a hidden file (the log
+// itself, a stream checkpoint, an in-flight temporary file) must not make it delete one.
+TEST(Vacuum, LiteModeNeverDeletesHiddenPathsTheLogNames) {
+  TempDir dir;
+  const std::string root = dir.str();
+  MakeTable(root);
+  const auto live = LivePaths(root);
+  RemoveWithTime(root, live[0], NowMs() - 9 * kDayMs);  // the one file that may go
+  const fs::path r(root);
+  const std::vector<std::string> hidden = {"_checkpoints/offsets/0", ".hidden/file.parquet",
+                                           "part=x/.inflight.parquet", "_SUCCESS",
+                                           "_delta_log/" + testing::CommitName(0)};
+  for (const auto& h : hidden) {
+    if (!fs::exists(r / h)) Touch(r / h);
+  }
+  const int64_t old = NowMs() - 30 * kDayMs;
+  auto store = MakeLocalLogStore();
+  int64_t version = *testing::LatestVersion(root) + 1;
+  for (const auto& h : hidden) {
+    const std::string body = fmt::format(
+        "{}\n{{\"remove\":{{\"path\":\"{}\",\"deletionTimestamp\":{},\"dataChange\":true}}}}\n"
+        "{{\"cdc\":{{\"path\":\"{}\",\"partitionValues\":{{}},\"size\":1,"
+        "\"dataChange\":false}}}}\n",
+        R"({"commitInfo":{"operation":"DELETE","timestamp":1}})", h, old, h);
+    ASSERT_TRUE(
+        store->PutIfAbsent(root + "/_delta_log/" + testing::CommitName(version++), body).ok());
+  }
+  AgeTable(root, 30);
+  for (const auto& entry : fs::directory_iterator(r / "_delta_log")) AgeBy(entry.path(), 30);
+
+  for (bool dry : {true, false}) {
+    auto lite = VacuumBuilder(root).Mode(VacuumMode::kLite).DryRun(dry).Execute();
+    ASSERT_TRUE(lite.ok()) << lite.status().ToString();
+    EXPECT_EQ(Paths(*lite), std::set<std::string>{live[0]}) << (dry ? "dry run" : "run");
+    for (const auto& h : hidden) EXPECT_TRUE(fs::exists(r / h)) << h;
+  }
+}
+
 TEST(Vacuum, AFreshEmptyFolderStaysAndAnOldOneGoes) {
   TempDir dir;
   const std::string root = dir.str();

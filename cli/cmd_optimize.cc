@@ -86,6 +86,16 @@ Action AddOptimizeCommand(CLI::App& app) {
     }
     std::cout << "\n";
     for (const auto& [name, value] : m.Named()) std::cout << fmt::format("{}: {}\n", name, value);
+    if (m.zorder_stats) {
+      const ZOrderStats& z = *m.zorder_stats;
+      std::cout << fmt::format(
+          "zOrderStats: strategyName {}, inputCubeFiles {} ({} bytes), inputOtherFiles {} ({} "
+          "bytes), inputNumCubes {}, mergedFiles {} ({} bytes), numOutputCubes {}, "
+          "mergedNumCubes {}\n",
+          z.strategy_name, z.input_cube_files.num, z.input_cube_files.size,
+          z.input_other_files.num, z.input_other_files.size, z.input_num_cubes,
+          z.merged_files.num, z.merged_files.size, z.num_output_cubes, z.merged_num_cubes);
+    }
     return 0;
   };
 }

@@ -402,6 +402,29 @@ arrow::Result<OptimizeMetrics> OptimizeBuilder::Execute() const {
       }
     }
   }
+  if (!zorder_by_.empty()) {
+    ZOrderStats z;
+    std::set<std::string> cubes;
+    for (const auto& bin : bins) {
+      for (const ScanFile* f : bin.files) {
+        const AddFile add = AddForLiveFile(live.actions(f->file_ref), f->file_ref.row);
+        auto by = add.tags.find(kZCubeZOrderBy);
+        auto id = add.tags.find(kZCubeId);
+        const bool in_cube = by != add.tags.end() && by->second == cluster_tag &&
+                             id != add.tags.end();
+        ZOrderFileStats& into = in_cube ? z.input_cube_files : z.input_other_files;
+        ++into.num;
+        into.size += f->size;
+        if (in_cube) cubes.insert(id->second);
+        ++z.merged_files.num;
+        z.merged_files.size += f->size;
+      }
+    }
+    z.input_num_cubes = static_cast<int64_t>(cubes.size());
+    z.merged_num_cubes = z.input_num_cubes;
+    z.num_output_cubes = static_cast<int64_t>(bins.size());
+    metrics.zorder_stats = z;
+  }
   std::vector<AddFile> adds;
   std::vector<int64_t> added_sizes;
   for (auto& group : bin_adds) {

@@ -278,6 +278,21 @@ TEST(Optimize, ZOrderLetsRangeFiltersOnEveryColumnSkipMostFiles) {
   EXPECT_LE(FilesRead(root, "x < 100 AND y < 100") * 4, files);
   const auto commit = testing::ReadCommitFile(root, *result->version);
   EXPECT_EQ(commit.parameters.at("zOrderBy"), "[\"x\",\"y\"]");
+  // delta-spark's zOrderStats: the 16 input files, in no Z-cube, all merged into one cube of
+  // the one (unpartitioned) partition.
+  ASSERT_TRUE(result->zorder_stats.has_value());
+  const ZOrderStats& z = *result->zorder_stats;
+  EXPECT_EQ(z.strategy_name, "all");
+  EXPECT_EQ(z.input_cube_files.num, 0);
+  EXPECT_EQ(z.input_other_files.num, 16);
+  EXPECT_EQ(z.input_other_files.size, total);
+  EXPECT_EQ(z.merged_files.num, 16);
+  EXPECT_EQ(z.merged_files.size, total);
+  EXPECT_EQ(z.input_num_cubes, 0);
+  EXPECT_EQ(z.num_output_cubes, 1);
+  auto packed = OptimizeBuilder(root).TargetFileSize(total * 2).Execute();
+  ASSERT_TRUE(packed.ok()) << packed.status().ToString();
+  EXPECT_FALSE(packed->zorder_stats.has_value()) << "bin-packing has no zOrderStats";
 
   auto unknown = OptimizeBuilder(root).ZOrderBy({"z"}).Execute();
   EXPECT_TRUE(IsDeltaError(unknown.status(), DeltaErrorCode::kInvalidArgument)) << unknown.status();

@@ -27,6 +27,25 @@ struct OptimizeFileSizes {
   int64_t total_size = 0;
 };
 
+/// Files and bytes, as delta-spark's ZOrderFileStats.
+struct ZOrderFileStats {
+  int64_t num = 0;
+  int64_t size = 0;
+};
+
+/// delta-spark's zOrderStats of an OPTIMIZE ZORDER BY.
+struct ZOrderStats {
+  /// Every file in scope of each partition is merged (delta-spark's "all" strategy).
+  std::string strategy_name = "all";
+  /// Input files already in a Z-cube of the same columns (ZCUBE_ZORDER_BY tag), and the rest.
+  ZOrderFileStats input_cube_files;
+  ZOrderFileStats input_other_files;
+  int64_t input_num_cubes = 0;  ///< distinct ZCUBE_ID tags among the input files
+  ZOrderFileStats merged_files;  ///< the input files rewritten (all of them)
+  int64_t num_output_cubes = 0;  ///< one per partition rewritten
+  int64_t merged_num_cubes = 0;  ///< distinct Z-cubes among the merged files
+};
+
 /// What an OPTIMIZE (or a purge) did.
 struct OptimizeMetrics {
   /// The version committed; nullopt when there was nothing to do (nothing is committed then).
@@ -49,6 +68,8 @@ struct OptimizeMetrics {
   /// Columns the rows were clustered by (Z-ORDER BY, or a clustered table's columns); empty
   /// for bin-packing.
   std::vector<std::string> clustering_columns;
+  /// Set by ZORDER BY (not by bin-packing, a purge or a clustered table's OPTIMIZE).
+  std::optional<ZOrderStats> zorder_stats;
   int64_t execution_time_ms = 0;
 
   /// What the commit records as operationMetrics, under delta-spark's names.

@@ -3,9 +3,12 @@ whole-file deletes, orphans, hidden folders, a fresh uncommitted file) and on a 
 table with deletion vectors and vacuumProtocolCheck, Spark's VACUUM DRY RUN and deltacpp's dry
 run name the same files, at the table's retention and at zero hours; after deltacpp's VACUUM
 Spark reads the latest version as deltacpp does, finds nothing more to delete and shows the
-VACUUM START / END commits in its history; delta-rs reads the copy-on-write table too.
+VACUUM START / END commits in its history; after a VACUUM at the table's retention Spark
+reads every version as deltacpp does; delta-rs reads the copy-on-write table too.
 RESTORE of a table with deletion vectors: Spark reads the restored version as the version it
-restored, and Spark's own RESTORE of a copy records the same metrics."""
+restored and every version as deltacpp does, Spark's own RESTORE of a copy records the same
+metrics, delta-rs refuses the table; RESTORE of a copy-on-write table: Spark and delta-rs read
+every version as deltacpp does."""
 from __future__ import annotations
 
 import json
@@ -16,7 +19,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from interop_util import arrow_rows, assert_detail_agrees, assert_same_rows, cli, cpp_describe, \
-    cpp_read, rs_read, spark_df, \
+    cpp_read, cpp_versions, compare_versions_all, rs_read, rs_read_isolated, spark_df, \
     spark_rows, write_jsonl
 
 COLS = ["id", "name", "part"]
@@ -93,13 +96,21 @@ def test_dry_runs_agree_on_a_deltacpp_table_and_spark_reads_after_vacuum(spark, 
     assert "part=a/orphan.parquet" in mine and "stray.txt" in mine
     assert not any(p.startswith("_checkpoints") or p.startswith(".") for p in mine)
     assert "part=b/fresh.parquet" not in mine
+    assert any(p.startswith("_change_data/") for p in mine), "old change data goes"
+
+    # A real run at the table's retention deletes only files no version needs: Spark and
+    # deltacpp still read every version alike.
+    cli("vacuum", t)
+    assert not (t / "part=a" / "orphan.parquet").exists()
+    assert (t / "part=b" / "fresh.parquet").exists()
+    compare_versions_all(spark, t, cpp_versions(t), rs=False)
 
     # Zero hours: everything the latest version does not have, fresh files included.
     mine0 = _cpp_dry_run(t, "--retain", "0", "--no-retention-check")
     theirs0 = _spark_dry_run(spark, t, 0)
     assert mine0 == theirs0, (sorted(mine0), sorted(theirs0))
-    assert mine <= mine0 and "part=b/fresh.parquet" in mine0
-    assert any(p.startswith("_change_data/") for p in mine0)
+    assert not (mine & mine0), "what the first run deleted is gone"
+    assert "part=b/fresh.parquet" in mine0
 
     cli("vacuum", t, "--retain", "0", "--no-retention-check")
     assert _spark_dry_run(spark, t, 0) == set(), "Spark finds nothing left to delete"
@@ -177,6 +188,36 @@ def test_restore_reads_in_spark_and_matches_sparks_own_restore(spark, tmp_path):
         assert mine["operationMetrics"][m] == spark_made["operationMetrics"][m], \
             (m, dict(mine["operationMetrics"]), dict(spark_made["operationMetrics"]))
     assert_same_rows(expected, spark_rows(spark_df(spark, theirs), COLS), "Spark's own RESTORE")
+    # Every version, before and after the restore, reads in Spark as in deltacpp (delta-rs
+    # refuses tables with deletion vectors: asserted in the copy-on-write case below).
+    compare_versions_all(spark, t, range(0, 7), rs=False)
+
+
+def test_restore_of_a_copy_on_write_table_reads_alike_in_spark_and_delta_rs(spark, tmp_path):
+    t = tmp_path / "cow"
+    cli("create", t, "--schema", "id long, name string, part string", "--partition-by", "part")
+    rows = [{"id": i, "name": f"n{i}", "part": "a" if i % 2 else "b"} for i in range(1, 21)]
+    cli("write", t, write_jsonl(tmp_path / "rows.json", rows))                    # v1
+    cli("delete", t, "--where", "id % 3 = 0")                                    # v2: rewrites
+    cli("update", t, "--set", "name = 'u'", "--where", "id < 6")                  # v3
+    out = cli("restore", t, "--version", "1").stdout                              # v4
+    assert out.startswith("restored version 1 as version 4"), out
+    expected = arrow_rows(cpp_read(t, 1), COLS)
+    assert_same_rows(expected, arrow_rows(cpp_read(t), COLS), "deltacpp, after RESTORE")
+    compare_versions_all(spark, t, range(0, 5), rs=False)
+    rs = rs_read_isolated(t, list(range(0, 5)))
+    for v in range(0, 5):
+        assert not isinstance(rs[v], str), f"delta-rs v{v}: {rs[v]}"
+        assert_same_rows(arrow_rows(cpp_read(t, v), COLS), arrow_rows(rs[v], COLS),
+                         f"delta-rs v{v} after RESTORE")
+
+
+def test_restore_of_a_table_with_deletion_vectors_is_refused_by_delta_rs(tmp_path):
+    t = tmp_path / "dv"
+    _restore_table(t, tmp_path)
+    cli("restore", t, "--version", "2")
+    rs = rs_read_isolated(t, [6])
+    assert isinstance(rs[6], str) and "deletionVectors" in rs[6], rs[6]
 
 
 def test_detail_matches_sparks_describe_detail(spark, tmp_path):

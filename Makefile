@@ -4,7 +4,8 @@ JOBS ?= $(shell nproc)
 DEMO_TABLE ?= $(BUILD)/demo-table
 DEMO_TARGETS ?=
 
-.PHONY: all setup configure build run test test-asan test-ubsan torture fuzz bench clean format
+.PHONY: all setup configure build run test test-asan test-ubsan test-sanitized torture fuzz bench \
+	clean format
 
 all: build
 
@@ -36,6 +37,14 @@ test-asan: setup
 
 test-ubsan: setup
 	@JOBS=$(JOBS) scripts/test-sanitizer.sh undefined build-ubsan
+
+# CI's sanitizer stage: the fuzz build (clang, ASan and UBSan at once, build-fuzz) runs the C++
+# suites, then every fuzz target for FUZZ_SMOKE_SECONDS.
+FUZZ_SMOKE_SECONDS ?= 15
+test-sanitized:
+	@scripts/setup.sh --fuzz
+	@JOBS=$(JOBS) scripts/test-sanitizer.sh fuzz
+	@FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh
 
 # Concurrent deltacpp processes killed at random, the table checked after every kill
 # (tests/torture/torture.py); `make test` runs it for 2 minutes.

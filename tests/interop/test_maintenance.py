@@ -107,7 +107,9 @@ def test_dry_runs_agree_on_a_deltacpp_table_and_spark_reads_after_vacuum(spark, 
 
     # Zero hours: everything the latest version does not have, fresh files included.
     mine0 = _cpp_dry_run(t, "--retain", "0", "--no-retention-check")
-    theirs0 = _spark_dry_run(spark, t, 0)
+    # Spark's dry run also names the folders the first run left empty (`_change_data/part=a`);
+    # deltacpp's lists files only (its real run removes such folders): compare the files.
+    theirs0 = {p for p in _spark_dry_run(spark, t, 0) if not (t / p).is_dir()}
     assert mine0 == theirs0, (sorted(mine0), sorted(theirs0))
     assert not (mine & mine0), "what the first run deleted is gone"
     assert "part=b/fresh.parquet" in mine0

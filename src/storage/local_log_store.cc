@@ -396,29 +396,16 @@ class LocalLogStore final : public LogStore {
 
   arrow::Result<std::vector<FileEntry>> ListTemporaryFiles(const std::string& dir) override {
     std::vector<FileEntry> out;
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) {
-      if (errno == ENOENT) return out;
-      return ErrnoError("failed to list directory", dir, errno);
-    }
-    while (true) {
-      errno = 0;
-      struct dirent* ent = ::readdir(d);
-      if (ent == nullptr) {
-        const int err = errno;
-        ::closedir(d);
-        if (err != 0) return ErrnoError("failed to list directory", dir, err);
-        break;
-      }
-      if (!IsTempName(ent->d_name)) continue;
+    ARROW_RETURN_NOT_OK(ForEachEntry(dir, [&](const struct dirent& ent) {
+      if (!IsTempName(ent.d_name)) return;
       FileEntry entry;
-      entry.path = (dir == "/" ? "" : dir) + "/" + ent->d_name;
+      entry.path = (dir == "/" ? "" : dir) + "/" + ent.d_name;
       struct stat st;
-      if (::lstat(entry.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      if (::lstat(entry.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
       entry.size = st.st_size;
       entry.modification_time_ms = ToMillis(st.st_mtim);
       out.push_back(std::move(entry));
-    }
+    }));
     std::sort(out.begin(), out.end(),
               [](const FileEntry& a, const FileEntry& b) { return a.path < b.path; });
     return out;
@@ -432,33 +419,42 @@ class LocalLogStore final : public LogStore {
                                                            std::string_view start_after_name,
                                                            bool regular_only) {
     std::vector<std::string> names;
+    ARROW_RETURN_NOT_OK(ForEachEntry(dir, [&](const struct dirent& ent) {
+      std::string_view name(ent.d_name);
+      if (name == "." || name == ".." || IsTempName(name)) return;
+      if (!start_after_name.empty() && name < start_after_name) return;
+      if (regular_only && ent.d_type != DT_REG) {
+        if (ent.d_type != DT_UNKNOWN) return;
+        struct stat st;
+        const std::string path = (dir == "/" ? "" : dir) + "/" + std::string(name);
+        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+      }
+      names.emplace_back(name);
+    }));
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  // Calls `visit` for every entry of `dir` (unsorted, "." and ".." included); a missing
+  // directory has none.
+  template <typename Visit>
+  static arrow::Status ForEachEntry(const std::string& dir, Visit&& visit) {
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) {
-      if (errno == ENOENT) return names;
+      if (errno == ENOENT) return arrow::Status::OK();
       return ErrnoError("failed to list directory", dir, errno);
     }
     while (true) {
       errno = 0;
       struct dirent* ent = ::readdir(d);
       if (ent == nullptr) {
-        int err = errno;
+        const int err = errno;
         ::closedir(d);
         if (err != 0) return ErrnoError("failed to list directory", dir, err);
-        break;
+        return arrow::Status::OK();
       }
-      std::string_view name(ent->d_name);
-      if (name == "." || name == ".." || IsTempName(name)) continue;
-      if (!start_after_name.empty() && name < start_after_name) continue;
-      if (regular_only && ent->d_type != DT_REG) {
-        if (ent->d_type != DT_UNKNOWN) continue;
-        struct stat st;
-        const std::string path = (dir == "/" ? "" : dir) + "/" + std::string(name);
-        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      }
-      names.emplace_back(name);
+      visit(*ent);
     }
-    std::sort(names.begin(), names.end());
-    return names;
   }
 
   // Some filesystems (FAT, certain FUSE and network mounts) have no hard links; a no-replace
